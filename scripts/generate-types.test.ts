@@ -1,0 +1,62 @@
+import { execFile } from "node:child_process";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../src/paths.ts";
+import { checkTypes, DEFAULT_SPEC, DEFAULT_TYPES, generateTypes } from "./generate-types.ts";
+
+const run = promisify(execFile);
+const SCRIPT = resolve(PROJECT_ROOT, "scripts/generate-types.ts");
+const TSX = resolve(PROJECT_ROOT, "node_modules/.bin/tsx");
+
+describe("the type drift check", () => {
+  let dir: string;
+  let spec: string;
+  let types: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "bawa-drift-"));
+    spec = join(dir, "openapi.yaml");
+    types = join(dir, "openapi.ts");
+    await copyFile(DEFAULT_SPEC, spec);
+    await writeFile(types, await generateTypes(spec));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("passes on the committed types", async () => {
+    expect(await checkTypes(DEFAULT_SPEC, DEFAULT_TYPES)).toEqual({ upToDate: true });
+  });
+
+  it("starts the generated file with a do-not-edit header", async () => {
+    expect((await readFile(DEFAULT_TYPES, "utf8")).split("\n")[1]).toMatch(/Do not edit it by hand/);
+  });
+
+  it("fails, with a clear message and exit code 1, when the contract changed and the types were not regenerated", async () => {
+    const changed = (await readFile(spec, "utf8")).replace(
+      "        ZipCode: { type: [string, \"null\"], default: null }\n",
+      "        ZipCode: { type: [string, \"null\"], default: null }\n        Region: { type: [string, \"null\"], default: null }\n",
+    );
+    expect(changed).toContain("Region");
+    await writeFile(spec, changed);
+
+    const result = await checkTypes(spec, types);
+    expect(result.upToDate).toBe(false);
+
+    const failure = await run(TSX, [SCRIPT, "--check", "--spec", spec, "--out", types]).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toMatch(/is not up to date with .*openapi\.yaml/);
+    expect(failure.stderr).toMatch(/Run `npm run generate`/);
+
+    // Regenerating makes the check pass again.
+    await run(TSX, [SCRIPT, "--spec", spec, "--out", types]);
+    expect(await checkTypes(spec, types)).toEqual({ upToDate: true });
+  }, 60_000);
+
+  it("rejects an unknown argument with exit code 2", async () => {
+    const failure = await run(TSX, [SCRIPT, "--frobnicate"]).catch((e) => e);
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toMatch(/unknown argument --frobnicate/);
+  }, 30_000);
+});

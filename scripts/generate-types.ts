@@ -1,0 +1,87 @@
+#!/usr/bin/env -S npx tsx
+// Generates the TypeScript types of the contract, or (--check) verifies that
+// the committed types are what the contract generates today.
+import { readFile, writeFile } from "node:fs/promises";
+import { relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import openapiTS, { astToString } from "openapi-typescript";
+import { PROJECT_ROOT } from "../src/paths.ts";
+
+export const DEFAULT_SPEC = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
+export const DEFAULT_TYPES = resolve(PROJECT_ROOT, "src/contract/generated/openapi.ts");
+
+const header = (specPath: string) =>
+  [
+    "// This file is generated from " + relative(PROJECT_ROOT, specPath).replaceAll("\\", "/") + " by `npm run generate`.",
+    "// Do not edit it by hand: change the contract and regenerate. `npm test` fails when it is stale.",
+    "",
+    "",
+  ].join("\n");
+
+/** Renders the types module for the OpenAPI document at `specPath`. */
+export async function generateTypes(specPath: string): Promise<string> {
+  const ast = await openapiTS(pathToFileURL(specPath), { alphabetize: false, immutable: false, defaultNonNullable: false });
+  return header(specPath) + astToString(ast);
+}
+
+export type DriftResult = { upToDate: true } | { upToDate: false; reason: string };
+
+/** Compares the committed types file with what the contract generates now. */
+export async function checkTypes(specPath: string, typesPath: string): Promise<DriftResult> {
+  const want = await generateTypes(specPath);
+  let have: string;
+  try {
+    have = await readFile(typesPath, "utf8");
+  } catch {
+    return { upToDate: false, reason: `${typesPath} does not exist` };
+  }
+  if (have === want) return { upToDate: true };
+  const haveLines = have.split("\n");
+  const wantLines = want.split("\n");
+  const line = wantLines.findIndex((l, i) => l !== haveLines[i]);
+  return {
+    upToDate: false,
+    reason: `first difference at line ${line + 1}: committed ${JSON.stringify(haveLines[line] ?? "<end of file>")}, contract gives ${JSON.stringify(wantLines[line] ?? "<end of file>")}`,
+  };
+}
+
+function parseArgs(argv: string[]) {
+  const opts = { check: false, spec: DEFAULT_SPEC, out: DEFAULT_TYPES };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--check") opts.check = true;
+    else if (a === "--spec") opts.spec = resolve(argv[++i] ?? "");
+    else if (a === "--out") opts.out = resolve(argv[++i] ?? "");
+    else if (a === "--help" || a === "-h") {
+      console.log("usage: generate-types [--check] [--spec openapi.yaml] [--out types.ts]\n" +
+        "  writes the contract's TypeScript types; --check only verifies them (exit 1 when stale)");
+      process.exit(0);
+    } else {
+      console.error(`generate-types: unknown argument ${a} (try --help)`);
+      process.exit(2);
+    }
+  }
+  return opts;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const opts = parseArgs(process.argv.slice(2));
+  try {
+    if (opts.check) {
+      const result = await checkTypes(opts.spec, opts.out);
+      if (!result.upToDate) {
+        console.error(`generate-types: ${relative(process.cwd(), opts.out)} is not up to date with ${relative(process.cwd(), opts.spec)}.`);
+        console.error(`  ${result.reason}`);
+        console.error("  Run `npm run generate` and commit the result.");
+        process.exit(1);
+      }
+      console.log(`generate-types: ${relative(process.cwd(), opts.out)} is up to date.`);
+    } else {
+      await writeFile(opts.out, await generateTypes(opts.spec));
+      console.log(`generate-types: wrote ${relative(process.cwd(), opts.out)}`);
+    }
+  } catch (err) {
+    console.error(`generate-types: could not generate types from ${opts.spec}: ${(err as Error).message}`);
+    process.exit(2);
+  }
+}

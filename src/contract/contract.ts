@@ -1,0 +1,125 @@
+// The contract, loaded once: the parsed OpenAPI document and Ajv validators
+// compiled from its schemas. Both the mock and the conformance suite take
+// their shapes from here and never write a schema again by hand.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { parse } from "yaml";
+import { PROJECT_ROOT } from "../paths.ts";
+
+export const CONTRACT_PATH = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
+
+/** The parts of an OpenAPI document this project reads. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, JsonSchema> } & Record<string, unknown>;
+  [key: string]: unknown;
+}
+export type JsonSchema = Record<string, unknown>;
+
+/** Reads the contract; YAML anchors and aliases are expanded. */
+export function loadContract(path: string = CONTRACT_PATH): OpenApiDocument {
+  const doc = parse(readFileSync(path, "utf8"), { maxAliasCount: 1000 }) as OpenApiDocument;
+  if (!doc?.openapi?.startsWith("3.1")) {
+    throw new Error(`contract: ${path} is not an OpenAPI 3.1 document (openapi: ${String(doc?.openapi)})`);
+  }
+  return doc;
+}
+
+// OpenAPI keywords that are annotations for JSON Schema validation.
+const ANNOTATION_KEYWORDS = ["xml", "example", "externalDocs", "x-assumption", "components"];
+
+/** How a validator treats the data it checks. */
+export interface ValidatorOptions {
+  /** Fill missing properties with the contract's `default` (request bodies). */
+  useDefaults?: boolean;
+}
+
+/**
+ * Ajv validators for the contract's named schemas (`#/components/schemas/<name>`),
+ * compiled on first use and cached.
+ */
+export class SchemaSet {
+  readonly #ajv: Ajv2020;
+  readonly #cache = new Map<string, ValidateFunction>();
+  readonly #id: string;
+
+  constructor(readonly doc: OpenApiDocument, options: ValidatorOptions = {}) {
+    this.#ajv = new Ajv2020({
+      strict: true,
+      allErrors: true,
+      useDefaults: options.useDefaults ?? false,
+      discriminator: true,
+    });
+    addFormats.default(this.#ajv, ["uri", "date-time"]);
+    // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
+    this.#ajv.addFormat("decimal", { type: "number", validate: () => true });
+    this.#ajv.addVocabulary(ANNOTATION_KEYWORDS);
+    this.#id = "bawa:contract";
+    this.#ajv.addSchema({ $id: this.#id, components: { schemas: doc.components.schemas } });
+  }
+
+  /** The compiled validator of a named schema; throws when the name is unknown. */
+  validator(name: string): ValidateFunction {
+    let fn = this.#cache.get(name);
+    if (!fn) {
+      if (!(name in this.doc.components.schemas)) throw new Error(`contract: no schema named ${name}`);
+      fn = this.#ajv.getSchema(`${this.#id}#/components/schemas/${name}`);
+      if (!fn) throw new Error(`contract: schema ${name} did not compile`);
+      this.#cache.set(name, fn);
+    }
+    return fn;
+  }
+
+  /** Validates `data` against a named schema; returns readable problems, empty when valid. */
+  check(name: string, data: unknown): Problem[] {
+    const fn = this.validator(name);
+    return fn(data) ? [] : describeErrors(fn.errors ?? []);
+  }
+}
+
+/** One reason data does not fit a schema, with the field it concerns. */
+export interface Problem {
+  /** Dotted path of the field, "" for the whole body. */
+  field: string;
+  message: string;
+}
+
+/** Turns Ajv errors into one readable problem per field. */
+export function describeErrors(errors: ErrorObject[]): Problem[] {
+  const out: Problem[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const base = e.instancePath.split("/").slice(1).map(decodePointer).join(".");
+    const field = e.keyword === "required" ? join(base, String(e.params.missingProperty)) : base;
+    const message = explain(e);
+    const key = `${field}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, message });
+  }
+  return out;
+}
+
+const join = (a: string, b: string) => (a ? `${a}.${b}` : b);
+const decodePointer = (s: string) => s.replaceAll("~1", "/").replaceAll("~0", "~");
+
+function explain(e: ErrorObject): string {
+  switch (e.keyword) {
+    case "required":
+      return "is required";
+    case "type":
+      return `must be of type ${[e.params.type].flat().join(" or ")}`;
+    case "pattern":
+      return `must match ${e.params.pattern}`;
+    case "enum":
+      return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "const":
+      return `must be ${JSON.stringify(e.params.allowedValue)}`;
+    default:
+      return e.message ?? e.keyword;
+  }
+}

@@ -1,0 +1,8 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "scripts/**/*.test.ts"],
+    testTimeout: 20_000,
+  },
+});
