@@ -1,0 +1,88 @@
+import { resolve } from "node:path";
+import { DEFAULT_CONFIG } from "../mock/core/app.ts";
+import { buildMock } from "../mock/index.ts";
+import { listen } from "../mock/node/server.ts";
+import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
+import { type Command, portSetting, setting, UsageError } from "./bawa.ts";
+
+export const mockCommand: Command = {
+  summary: "run the stateful mock (customer API + OAuth 2.0 server)",
+  usage: `usage: bawa mock [options]
+
+Serves the Business Administration Web API from the contract, with state:
+customers created stay created, tokens expire after 7200 s on the mock's clock.
+
+options (flag, else environment variable, else default):
+  --host <addr>       BAWA_HOST       address to listen on            (127.0.0.1)
+  --port <n>          BAWA_PORT       port; 0 picks a free one        (4010)
+  --versions <list>   BAWA_VERSIONS   API versions served, e.g. 1,18  (1)
+  --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
+  --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
+  --quiet                             no request log
+  -h, --help                          this text`,
+  options: {
+    host: { type: "string" },
+    port: { type: "string" },
+    versions: { type: "string" },
+    seed: { type: "string" },
+    scope: { type: "string" },
+    quiet: { type: "boolean" },
+  },
+  async run(values) {
+    const host = setting(values, "host", "BAWA_HOST", "127.0.0.1");
+    const port = portSetting(values, "port", "BAWA_PORT", 4010);
+    const versions = setting(values, "versions", "BAWA_VERSIONS", "1").split(",").map((v) => v.trim().replace(/^[vV]/, ""));
+    if (versions.some((v) => !/^\d+$/.test(v))) throw new UsageError(`--versions must be digits separated by commas, like 1,18,221`);
+    const scope = setting(values, "scope", "BAWA_SCOPE", DEFAULT_CONFIG.scope);
+    if (!/^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/.test(scope)) {
+      throw new UsageError(`--scope must look like http://<vendor>.<product>.API/Web/WebApi/*, not ${scope}`);
+    }
+    const seedDir = resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR));
+
+    const started = performance.now();
+    const mock = buildMock({ seedDir, config: { versions, scope } });
+    const app = values.quiet ? mock : withLog(mock);
+    let listening;
+    try {
+      listening = await listen(app, { host, port });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === "EADDRINUSE") throw new Error(`port ${port} on ${host} is in use; pick another with --port or BAWA_PORT`);
+      if (e.code === "EADDRNOTAVAIL") throw new Error(`cannot listen on ${host}: no such local address (--host, BAWA_HOST)`);
+      throw err;
+    }
+    const ms = Math.round(performance.now() - started);
+    const base = `${listening.url}/v${versions[0]}`;
+    console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
+  API:        ${base}/api/DEMO/CustomerInfoList   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
+  authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
+  apps:       ${mock.registry.applications().map((a) => `${a.clientId} (${a.status})`).join(", ")}
+  control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock
+Ctrl-C stops it.`);
+
+    await new Promise<void>((done) => {
+      const stop = () => void listening.close().then(done);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    console.log("bawa mock stopped");
+  },
+};
+
+function withLog(mock: ReturnType<typeof buildMock>) {
+  const log = (method: string, url: string, status: number, ms: number) =>
+    console.log(`${new Date().toISOString()} ${method} ${url.length > 100 ? `${url.slice(0, 100)}...` : url} -> ${status} (${ms.toFixed(1)} ms)`);
+  return {
+    handle: (req: Parameters<typeof mock.handle>[0]) => {
+      const t = performance.now();
+      const res = mock.handle(req);
+      log(req.method, req.url, res.status, performance.now() - t);
+      return res;
+    },
+    tooLarge: (req: Parameters<typeof mock.handle>[0]) => {
+      const res = mock.tooLarge(req);
+      log(req.method, req.url, res.status, 0);
+      return res;
+    },
+  };
+}

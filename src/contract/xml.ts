@@ -1,0 +1,163 @@
+// The one mapping between a JSON value and its XML form (A-XML-MAPPING),
+// driven by the contract's schemas: element names from `xml.name` or the
+// property name, child order from `properties`, value types from `type`.
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import type { JsonSchema, OpenApiDocument } from "./contract.ts";
+
+export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
+
+/** An XML body that could not be read; `message` says where and why. */
+export class XmlError extends Error {
+  override name = "XmlError";
+}
+
+type Schema = JsonSchema & {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  additionalProperties?: Schema | boolean;
+  xml?: { name?: string; wrapped?: boolean };
+};
+
+export class XmlMapping {
+  constructor(private readonly doc: OpenApiDocument) {}
+
+  #resolve(schema: Schema): Schema {
+    let s = schema;
+    for (let depth = 0; s.$ref && depth < 20; depth++) {
+      const name = s.$ref.replace("#/components/schemas/", "");
+      const target = this.doc.components.schemas[name] as Schema | undefined;
+      if (!target) throw new Error(`xml: unresolvable $ref ${s.$ref}`);
+      const { $ref: _ignored, ...siblings } = s;
+      s = { ...target, ...siblings };
+    }
+    return s;
+  }
+
+  #named(name: string): Schema {
+    const s = this.doc.components.schemas[name] as Schema | undefined;
+    if (!s) throw new Error(`xml: no schema named ${name}`);
+    return s;
+  }
+
+  /** The root element name of a named schema. */
+  rootName(schemaName: string): string {
+    return this.#named(schemaName).xml?.name ?? schemaName;
+  }
+
+  /** Writes `value` as an XML document shaped by the named schema. */
+  stringify(schemaName: string, value: unknown): string {
+    const root = this.rootName(schemaName);
+    const body = this.#element(root, this.#named(schemaName), value, true);
+    return `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
+  }
+
+  #element(name: string, schema: Schema, value: unknown, isRoot = false): string {
+    const s = this.#resolve(schema);
+    const ns = isRoot ? ` xmlns:i="${XSI_NS}"` : "";
+    if (value === null || value === undefined) return `<${name}${ns} i:nil="true"/>`;
+    if (Array.isArray(value)) {
+      const itemSchema = s.items ?? {};
+      const itemName = this.#itemName(itemSchema);
+      return `<${name}${ns}>${value.map((v) => this.#element(itemName, itemSchema, v)).join("")}</${name}>`;
+    }
+    if (typeof value === "object") {
+      const obj = value as Record<string, unknown>;
+      const props = s.properties ?? {};
+      const extra = typeof s.additionalProperties === "object" ? s.additionalProperties : {};
+      // Declared properties in contract order first, then any others in their own order.
+      const keys = [...Object.keys(props).filter((k) => k in obj), ...Object.keys(obj).filter((k) => !(k in props))];
+      const children = keys.map((k) => this.#element(safeName(k), props[k] ?? extra, obj[k])).join("");
+      return `<${name}${ns}>${children}</${name}>`;
+    }
+    return `<${name}${ns}>${escape(String(value))}</${name}>`;
+  }
+
+  #itemName(itemSchema: Schema): string {
+    if (itemSchema.xml?.name) return itemSchema.xml.name;
+    if (itemSchema.$ref) return this.#resolve(itemSchema).xml?.name ?? itemSchema.$ref.split("/").pop()!;
+    const t = [itemSchema.type].flat()[0];
+    return typeof t === "string" ? t : "item";
+  }
+
+  /**
+   * Reads an XML document into the JSON value the named schema describes.
+   * Text is converted to the schema's types where it can be; where it can
+   * not, the text is kept so that schema validation names the field.
+   * A DTD is refused, so no entity is ever expanded or fetched.
+   */
+  parse(schemaName: string, xml: string): unknown {
+    if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
+      throw new XmlError("XML with a document type declaration (DTD) is not accepted");
+    }
+    const valid = XMLValidator.validate(xml);
+    if (valid !== true) {
+      throw new XmlError(`XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
+    }
+    const tree = parser.parse(xml) as Node[];
+    const elements = tree.filter(isElement);
+    const root = elements[0];
+    if (!root || elements.length !== 1) throw new XmlError("XML must have exactly one root element");
+    const want = this.rootName(schemaName);
+    const got = elementName(root);
+    if (got !== want) throw new XmlError(`XML root element must be <${want}>, not <${got}>`);
+    return this.#value(root, this.#named(schemaName));
+  }
+
+  #value(node: Node, schema: Schema): unknown {
+    const s = this.#resolve(schema);
+    const attrs = (node[":@"] ?? {}) as Record<string, string>;
+    if (attrs["@_nil"] === "true") return null;
+    const children = (node[elementName(node)] ?? []) as Node[];
+    const types = [s.type].flat().filter((t): t is string => typeof t === "string");
+    if (types.includes("array")) {
+      const items = s.items ?? {};
+      return children.filter(isElement).map((c) => this.#value(c, items));
+    }
+    if (types.includes("object") || s.properties) {
+      const out: Record<string, unknown> = {};
+      const props = s.properties ?? {};
+      const extra = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
+      for (const child of children.filter(isElement)) {
+        const key = elementName(child);
+        const propSchema = props[key] ?? extra;
+        // A-UNKNOWN-PROPERTIES: elements the contract does not name are ignored.
+        if (propSchema) out[key] = this.#value(child, propSchema);
+      }
+      return out;
+    }
+    const text = children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join("");
+    if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
+    if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim())) {
+      return Number(text.trim());
+    }
+    return text;
+  }
+}
+
+type Node = Record<string, unknown> & { ":@"?: Record<string, string> };
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: true,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+const elementName = (n: Node) => Object.keys(n).find((k) => k !== ":@" && k !== "#text" && k !== "#comment")!;
+const isElement = (n: Node) => elementName(n) !== undefined && !("#text" in n);
+
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
+
+// Field paths such as "customer.Addresses.0.City" are valid element names; anything
+// else is made one by replacing the characters XML does not allow.
+const safeName = (k: string) => (/^[A-Za-z_][\w.-]*$/.test(k) ? k : `_${k.replace(/[^\w.-]/g, "_")}`);

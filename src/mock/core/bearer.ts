@@ -1,0 +1,42 @@
+// The resource server's side of OAuth: reading the bearer token (RFC 6750)
+// and asking the authorization server what it grants.
+
+/** What a valid access token lets its bearer do. */
+export interface AccessGrant {
+  user: string;
+  clientId: string;
+  databases: readonly string[];
+}
+
+export type TokenCheck = { ok: true; grant: AccessGrant } | { ok: false; description: string };
+
+/** The one interface between the customer API and whoever issues tokens. */
+export interface TokenVerifier {
+  verify(accessToken: string, now: number): TokenCheck;
+}
+
+export type BearerResult =
+  | { kind: "granted"; grant: AccessGrant }
+  | { kind: "missing" }
+  | { kind: "invalid"; description: string };
+
+/** Reads `Authorization: Bearer <token>`; the scheme name is case-insensitive (RFC 7235 2.1). */
+export function checkBearer(authorization: string | undefined, tokens: TokenVerifier, now: number): BearerResult {
+  const match = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? "");
+  if (!match) {
+    return /^bearer\b/i.test(authorization ?? "")
+      ? { kind: "invalid", description: "The Authorization header does not hold a bearer token" }
+      : { kind: "missing" };
+  }
+  const result = tokens.verify(match[1]!, now);
+  return result.ok ? { kind: "granted", grant: result.grant } : { kind: "invalid", description: result.description };
+}
+
+export const REALM = "bawa";
+
+/** The WWW-Authenticate challenge of RFC 6750 3: no error code when no credentials came. */
+export function challenge(result: Exclude<BearerResult, { kind: "granted" }>): string {
+  if (result.kind === "missing") return `Bearer realm="${REALM}"`;
+  const description = result.description.replace(/["\\]/g, "'");
+  return `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"`;
+}

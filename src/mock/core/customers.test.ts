@@ -1,0 +1,299 @@
+import { describe, expect, it } from "vitest";
+import { call, expectContract, freshMock } from "../testing.ts";
+
+const ITEM = "/api/{database_id}/Customer/{customer_id}";
+const COLLECTION = "/api/{database_id}/Customer";
+const LIST = "/api/{database_id}/CustomerInfoList";
+const JSON_BODY = { "content-type": "application/json" };
+
+describe("the customer lifecycle", () => {
+  it.each(["v1", "V1"])("POST, GET, PUT, GET, DELETE, GET 404 under /%s, in JSON", (v) => {
+    const { mock, auth } = freshMock();
+    const created = call(mock, "POST", `/${v}/api/DEMO/Customer`, {
+      headers: { ...auth, ...JSON_BODY },
+      body: JSON.stringify({ CustomerId: "", OrganizationId: 0, Name: "Schildersbedrijf Kleurrijk", City: "Delft", CocDate: "6/1/2020" }),
+    });
+    expect(created.status, created.text).toBe(200);
+    expectContract(mock, COLLECTION, "post", created);
+    const c = created.json();
+    expect(c.CustomerId).toBe("1007");
+    expect(c.OrganizationId).toBeGreaterThan(0);
+    expect(c.CocDate).toBe("06/01/2020");
+
+    const read = call(mock, "GET", `/${v}/api/DEMO/Customer/${c.CustomerId}`, { headers: auth });
+    expectContract(mock, ITEM, "get", read);
+    expect(read.json()).toEqual(c);
+
+    const changed = call(mock, "PUT", `/${v}/api/DEMO/Customer/${c.CustomerId}`, {
+      headers: { ...auth, ...JSON_BODY },
+      body: JSON.stringify({ ...c, City: "Den Haag", CreditLimit: 2500.75 }),
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expectContract(mock, ITEM, "put", changed);
+    const reread = call(mock, "GET", `/${v}/api/DEMO/Customer/${c.CustomerId}`, { headers: auth }).json();
+    expect(reread).toMatchObject({ City: "Den Haag", CreditLimit: 2500.75, OrganizationId: c.OrganizationId });
+
+    const deleted = call(mock, "DELETE", `/${v}/api/DEMO/Customer/${c.CustomerId}`, { headers: auth });
+    expect(deleted.status).toBe(200);
+    expect(deleted.text).toBe("");
+    expectContract(mock, ITEM, "delete", deleted);
+    const gone = call(mock, "GET", `/${v}/api/DEMO/Customer/${c.CustomerId}`, { headers: auth });
+    expect(gone.status).toBe(404);
+    expectContract(mock, ITEM, "get", gone);
+  });
+
+  it("lists customer info objects of the database, including new ones, in JSON and XML", () => {
+    const { mock, auth } = freshMock();
+    const list = call(mock, "GET", "/v1/api/DEMO/CustomerInfoList", { headers: auth });
+    expectContract(mock, LIST, "get", list);
+    expect(list.json().map((c: { CustomerId: string }) => c.CustomerId)).toEqual(["1001", "1002", "1003", "1004", "1005", "1006"]);
+    call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, ...JSON_BODY }, body: '{"Name":"Nieuw B.V."}' });
+    const xml = call(mock, "GET", "/V1/api/DEMO/CustomerInfoList", { headers: { ...auth, accept: "application/xml" } });
+    expectContract(mock, LIST, "get", xml);
+    expect(xml.headers["content-type"]).toBe("application/xml; charset=utf-8");
+    expect(xml.text).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<ArrayOfCustomerInfo /);
+    expect(xml.text.match(/<CustomerInfo>/g)).toHaveLength(7);
+    expect(xml.text).toContain("<Name>Nieuw B.V.</Name>");
+  });
+
+  it("keeps customers per database", () => {
+    const { mock, auth } = freshMock();
+    const other = mock.registry.user("other");
+    expect(other?.databases).toEqual(["OTHER"]);
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/2001", { headers: auth }).status).toBe(404);
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).json().Database).toBe("DEMO");
+  });
+});
+
+describe("JSON and XML in both directions", () => {
+  it.each(["application/xml", "text/xml"])("creates from %s and answers in the same media type", (type) => {
+    const { mock, auth } = freshMock();
+    const xml = `<?xml version="1.0"?><Customer xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><CustomerId></CustomerId><Name>Vishandel &amp; Zn.</Name><CreditLimit>1000.5</CreditLimit><IsInFactoring>true</IsInFactoring><Email i:nil="true"/><CustomerGroupId>3</CustomerGroupId><Addresses><Address><City>Urk</City></Address></Addresses></Customer>`;
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, "content-type": type, accept: type }, body: xml });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers["content-type"]).toBe(`${type}; charset=utf-8`);
+    expectContract(mock, COLLECTION, "post", res);
+    const id = /<CustomerId>(\d+)<\/CustomerId>/.exec(res.text)![1];
+    const json = call(mock, "GET", `/v1/api/DEMO/Customer/${id}`, { headers: auth }).json();
+    expect(json).toMatchObject({ Name: "Vishandel & Zn.", CreditLimit: 1000.5, IsInFactoring: true, Email: null, CustomerGroupId: 3 });
+    expect(json.Addresses[0].City).toBe("Urk");
+  });
+
+  it("writes the same field names and values in XML as in JSON, null as i:nil", () => {
+    const { mock, auth } = freshMock();
+    const json = call(mock, "GET", "/v1/api/DEMO/Customer/1003", { headers: auth }).json();
+    const xml = call(mock, "GET", "/v1/api/DEMO/Customer/1003", { headers: { ...auth, accept: "text/xml" } });
+    expectContract(mock, ITEM, "get", xml);
+    expect(mock.ctx.contract.xml.parse("Customer", xml.text)).toEqual(json);
+    expect(xml.text).toContain("<Name>Fietsenmakerij Het Wiel</Name>");
+    expect(xml.text).toContain('<Street2 i:nil="true"/>'); // the second address has no Street2
+  });
+
+  it("answers JSON when Accept is missing, */* or unknown, and prefers the higher q", () => {
+    const { mock, auth } = freshMock();
+    const type = (accept?: string) =>
+      call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { ...auth, ...(accept ? { accept } : {}) } }).headers["content-type"];
+    expect(type()).toBe("application/json; charset=utf-8");
+    expect(type("*/*")).toBe("application/json; charset=utf-8");
+    expect(type("image/png")).toBe("application/json; charset=utf-8");
+    expect(type("application/json;q=0.5, application/xml")).toBe("application/xml; charset=utf-8");
+  });
+
+  it("answers errors in the requested format", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", "/v1/api/DEMO/Customer/nope", { headers: { ...auth, accept: "application/xml" } });
+    expect(res.status).toBe(404);
+    expectContract(mock, ITEM, "get", res);
+    expect(res.text).toContain("<Error ");
+  });
+});
+
+describe("the status rules of the service description", () => {
+  it("rule 1: a path that does not exist is 404", () => {
+    const { mock, auth } = freshMock();
+    for (const path of ["/v1/api/DEMO/Supplier/1", "/v1/api/DEMO", "/v1/nothing", "/", "/api/DEMO/Customer/1001", "/v1/api/DEMO/Customer/1001/extra", "/v1/api/DEMO/Customer/1001.json"]) {
+      expect(call(mock, "GET", path, { headers: auth }).status, path).toBe(404);
+    }
+    // A method the path does not have is a call that does not exist too.
+    expect(call(mock, "PATCH", "/v1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(404);
+    expect(call(mock, "DELETE", "/v1/api/DEMO/CustomerInfoList", { headers: auth }).status).toBe(404);
+  });
+
+  it("an unknown version is 404, both spellings of a served one work", () => {
+    const { mock, auth } = freshMock();
+    expect(call(mock, "GET", "/v2/api/DEMO/Customer/1001", { headers: auth }).json().Message).toMatch(/version 2 is not served/);
+    expect(call(mock, "GET", "/version1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(404);
+    expect(call(mock, "GET", "/V1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(200);
+  });
+
+  it("matches literal segments case-insensitively and allows one trailing slash (A-PATH-CASE)", () => {
+    const { mock, auth } = freshMock();
+    expect(call(mock, "GET", "/v1/API/DEMO/customer/1001/", { headers: auth }).status).toBe(200);
+    expect(call(mock, "GET", "/v1/api/demo/Customer/1001", { headers: auth }).status).toBe(401);
+  });
+
+  it("rule 2: an id that does not exist is 404 for GET, PUT and DELETE", () => {
+    const { mock, auth } = freshMock();
+    const body = JSON.stringify({ Name: "X" });
+    for (const [method, extra] of [["GET", {}], ["PUT", { headers: { ...auth, ...JSON_BODY }, body }], ["DELETE", {}]] as const) {
+      const res = call(mock, method, "/v1/api/DEMO/Customer/99999", { headers: auth, ...extra });
+      expect(res.status, method).toBe(404);
+      expect(res.json().Message).toBe("No customer with id 99999 exists in database DEMO.");
+      expectContract(mock, ITEM, method.toLowerCase(), res);
+    }
+  });
+
+  it("rule 3: a missing required property is 400, naming it", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, ...JSON_BODY }, body: JSON.stringify({ City: "Zwolle" }) });
+    expect(res.status).toBe(400);
+    expectContract(mock, COLLECTION, "post", res);
+    expect(res.json()).toEqual({ Message: "The request is invalid.", ModelState: { "customer.Name": ["Name is required"] } });
+  });
+
+  it.each([
+    ["no Authorization header", {}, 'Bearer realm="bawa"'],
+    ["another scheme", { authorization: "Basic ZGVtbzpkZW1v" }, 'Bearer realm="bawa"'],
+    ["an unknown token", { authorization: "Bearer not-a-token" }, 'error="invalid_token"'],
+  ])("rule 4: %s is 401 with a Bearer challenge", (_name, headers, challenge) => {
+    const { mock } = freshMock();
+    for (const [method, path, template] of [["GET", "/v1/api/DEMO/CustomerInfoList", LIST], ["GET", "/v1/api/DEMO/Customer/1001", ITEM], ["DELETE", "/v1/api/DEMO/Customer/1001", ITEM]] as const) {
+      const res = call(mock, method, path, { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers["www-authenticate"]).toContain(challenge);
+      expectContract(mock, template, method.toLowerCase(), res);
+    }
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: {} }).headers["www-authenticate"]).not.toContain("error=");
+  });
+
+  it("rule 4: no database given is 401", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", "/v1/api//CustomerInfoList", { headers: auth });
+    expect(res.status).toBe(401);
+    expect(res.json().Message).toMatch(/No database is given/);
+    expect(call(mock, "GET", "/v1/api/%20/Customer/1001", { headers: auth }).status).toBe(401);
+  });
+
+  it("a database the token's user may not use is 401 (A-DATABASE-ACCESS)", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", "/v1/api/OTHER/CustomerInfoList", { headers: auth });
+    expect(res.status).toBe(401);
+    expect(res.json().Message).toBe("The user of this token may not use database OTHER.");
+  });
+
+  it("the Bearer scheme name is case-insensitive", () => {
+    const { mock, auth } = freshMock();
+    const token = auth.authorization.slice("Bearer ".length);
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `bearer ${token}` } }).status).toBe(200);
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `BEARER ${token}` } }).status).toBe(200);
+  });
+});
+
+describe("the default-value rule", () => {
+  it("gives every missing property its default on POST", () => {
+    const { mock, auth } = freshMock();
+    const c = call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, ...JSON_BODY }, body: '{"Name":"Minimaal"}' }).json();
+    expect(Object.keys(c)).toHaveLength(55);
+    expect(c).toMatchObject({ ApplyOrderSurcharge: false, ChargeVatTypeId: "J", CreditLimit: 0, CustomerGroupId: 0, Email: null, Addresses: null, CocDate: null });
+  });
+
+  it("gives every missing property its default on PUT too, and takes CustomerId from the path", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "PUT", "/v1/api/DEMO/Customer/1001", { headers: { ...auth, ...JSON_BODY }, body: '{"Name":"Korenaar"}' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({ CustomerId: "1001", Name: "Korenaar", City: null, IsDunForPayment: false, OrganizationId: 101 });
+  });
+});
+
+describe("bad bodies get a 400 or 415 that names the problem", () => {
+  const send = (body: string, type = "application/json", path = "/v1/api/DEMO/Customer", method = "POST") => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, method, path, { headers: { ...auth, "content-type": type }, body });
+    expectContract(mock, method === "POST" ? COLLECTION : ITEM, method.toLowerCase(), res);
+    return res;
+  };
+
+  it.each([
+    ['{"Name":"X","CreditLimit":"veel"}', "customer.CreditLimit", "CreditLimit must be of type number"],
+    ['{"Name":"X","CustomerGroupId":1.5}', "customer.CustomerGroupId", "CustomerGroupId must be of type integer"],
+    ['{"Name":"X","IsInFactoring":"ja"}', "customer.IsInFactoring", "IsInFactoring must be of type boolean"],
+    ['{"Name":"X","ChargeVatTypeId":null}', "customer.ChargeVatTypeId", "ChargeVatTypeId must be of type string"],
+    ['{"Name":"X","CocDate":"2024-01-31"}', "customer.CocDate", "CocDate must match"],
+    ['{"Name":"X","VatVerificationDate":"02/30/2024"}', "customer.VatVerificationDate", "VatVerificationDate is not a date that exists"],
+    ['{"Name":"X","Addresses":{"City":"Ede"}}', "customer.Addresses", "Addresses must be of type array or null"],
+    ['{"Name":""}', "customer.Name", "Name must NOT have fewer than 1 characters"],
+  ])("%s", (body, field, message) => {
+    const res = send(body);
+    expect(res.status).toBe(400);
+    expect(res.json().ModelState[field][0]).toContain(message);
+  });
+
+  it("malformed JSON", () => {
+    const res = send('{"Name": "X",');
+    expect(res.status).toBe(400);
+    expect(res.json().Message).toMatch(/^The request body is not valid JSON: /);
+  });
+
+  it("a JSON array or string instead of one object", () => {
+    expect(send("[]").json().Message).toBe("The request body must be one customer object.");
+    expect(send('"x"').status).toBe(400);
+  });
+
+  it("malformed XML, a DTD, and a wrong root element", () => {
+    expect(send("<Customer><Name>X</Customer>", "application/xml").json().Message).toMatch(/^The request body is not valid XML: XML is not well-formed/);
+    const bomb = '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><Customer><Name>&b;</Name></Customer>';
+    expect(send(bomb, "application/xml").json().Message).toMatch(/document type declaration \(DTD\) is not accepted/);
+    const xxe = '<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]><Customer><Name>&x;</Name></Customer>';
+    expect(send(xxe, "text/xml").status).toBe(400);
+    expect(send("<Klant><Name>X</Name></Klant>", "application/xml").json().Message).toMatch(/root element must be <Customer>/);
+  });
+
+  it("a wrong type in XML names the field", () => {
+    const res = send("<Customer><Name>X</Name><CreditLimit>veel</CreditLimit></Customer>", "application/xml");
+    expect(res.json().ModelState["customer.CreditLimit"]).toEqual(["CreditLimit must be of type number"]);
+  });
+
+  it("an empty body, and an unsupported Content-Type (415)", () => {
+    expect(send("").json().Message).toMatch(/request body is missing/);
+    const res = send("Name=X", "application/x-www-form-urlencoded");
+    expect(res.status).toBe(415);
+    expect(res.json().Message).toMatch(/application\/x-www-form-urlencoded is not supported/);
+  });
+
+  it("PUT with another CustomerId than the path", () => {
+    const res = send('{"Name":"X","CustomerId":"1002"}', "application/json", "/v1/api/DEMO/Customer/1001", "PUT");
+    expect(res.status).toBe(400);
+    expect(res.json().ModelState["customer.CustomerId"]).toEqual(['CustomerId must be "1001", the id in the path']);
+  });
+
+  it("POST with a CustomerId that is taken", () => {
+    const res = send('{"Name":"X","CustomerId":"1001"}');
+    expect(res.status).toBe(400);
+    expect(res.json().ModelState["customer.CustomerId"]).toEqual(["CustomerId 1001 is already in use"]);
+  });
+
+  it("a malformed percent-encoding in the path", () => {
+    const { mock, auth } = freshMock();
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/%E0%A4%A", { headers: auth }).status).toBe(400);
+  });
+});
+
+describe("mock control", () => {
+  it("POST /__mock/reset restores the seed", () => {
+    const { mock, auth } = freshMock();
+    call(mock, "DELETE", "/v1/api/DEMO/Customer/1001", { headers: auth });
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(404);
+    expect(call(mock, "POST", "/__mock/reset").status).toBe(200);
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(200);
+  });
+
+  it("GET /__mock/clock tells the time; POST moves it and refuses nonsense", () => {
+    const { mock } = freshMock();
+    const before = Date.parse(call(mock, "GET", "/__mock/clock").json().now);
+    const after = Date.parse(call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 3600}' }).json().now);
+    expect(after - before).toBeGreaterThanOrEqual(3600_000);
+    expect(call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": -1}' }).status).toBe(400);
+    expect(call(mock, "POST", "/__mock/clock", { body: "soon" }).status).toBe(400);
+    expect(call(mock, "GET", "/__mock/nothing").status).toBe(404);
+  });
+});

@@ -1,0 +1,67 @@
+// Routes of the versioned API. Literal segments match case-insensitively and
+// one trailing slash is allowed, as in ASP.NET routing (A-PATH-CASE).
+import type { CompiledContract } from "../../contract/index.ts";
+import type { TokenVerifier } from "./bearer.ts";
+import type { Clock } from "./clock.ts";
+import type { Format } from "./format.ts";
+import type { MockRequest, MockResponse, Params } from "./http.ts";
+import type { CustomerStore } from "./store.ts";
+
+export interface MockConfig {
+  /** API versions served, digits only (A-VERSIONS). */
+  versions: readonly string[];
+  /** The single scope value. */
+  scope: string;
+}
+
+/** Everything a handler may read or change: state, clock and configuration; no network. */
+export interface MockContext {
+  contract: CompiledContract;
+  config: MockConfig;
+  store: CustomerStore;
+  clock: Clock;
+  tokens: TokenVerifier;
+}
+
+export interface RoutedRequest extends MockRequest {
+  ctx: MockContext;
+  /** Decoded path parameters, by the contract's names. */
+  params: Readonly<Record<string, string>>;
+  query: Params;
+  /** The negotiated format of the answer. */
+  format: Format;
+  /** The version segment as sent, for example `V1`. */
+  versionSegment: string;
+}
+
+export type Handler = (req: RoutedRequest) => MockResponse;
+
+export interface Route {
+  /** Literal segments, or `{name}` for a parameter. */
+  path: string;
+  methods: Readonly<Partial<Record<string, Handler>>>;
+}
+
+export interface Match {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** Finds the route of already-decoded path segments (after the version segment). */
+export function matchRoute(routes: readonly Route[], segments: readonly string[]): Match | undefined {
+  for (const route of routes) {
+    const pattern = route.path.split("/").slice(1);
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const ok = pattern.every((p, i) => {
+      const s = segments[i]!;
+      if (p.startsWith("{")) {
+        params[p.slice(1, -1)] = s;
+        return true;
+      }
+      return p.toLowerCase() === s.toLowerCase();
+    });
+    if (ok) return { route, params };
+  }
+  return undefined;
+}

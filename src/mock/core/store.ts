@@ -1,0 +1,94 @@
+// Customers, kept per database. Plain in-memory maps; the seed is kept so
+// that POST /__mock/reset can restore it.
+import type { components } from "../../contract/generated/openapi.ts";
+
+export type Customer = components["schemas"]["Customer"];
+export type CustomerInfo = components["schemas"]["CustomerInfo"];
+export type Seed = Readonly<Record<string, readonly Customer[]>>;
+
+const MAX_ID_LENGTH = 8; // A-CUSTOMER-IDS
+
+export class CustomerStore {
+  #databases = new Map<string, Map<string, Customer>>();
+  #nextId = new Map<string, number>();
+  #nextOrganization = new Map<string, number>();
+
+  constructor(private readonly seed: Seed = {}) {
+    this.reset();
+  }
+
+  reset(): void {
+    this.#databases.clear();
+    this.#nextId.clear();
+    this.#nextOrganization.clear();
+    for (const [db, customers] of Object.entries(this.seed)) {
+      for (const c of customers) this.#put(db, structuredClone(c));
+    }
+  }
+
+  #db(db: string): Map<string, Customer> {
+    let m = this.#databases.get(db);
+    if (!m) this.#databases.set(db, (m = new Map()));
+    return m;
+  }
+
+  #put(db: string, c: Customer): void {
+    this.#db(db).set(c.CustomerId, c);
+    const n = Number(c.CustomerId);
+    if (Number.isInteger(n) && n >= (this.#nextId.get(db) ?? 1)) this.#nextId.set(db, n + 1);
+    if (c.OrganizationId >= (this.#nextOrganization.get(db) ?? 1)) this.#nextOrganization.set(db, c.OrganizationId + 1);
+  }
+
+  /** Customers of a database in the order they were created (A-LIST-SHAPE). */
+  list(db: string): Customer[] {
+    return [...(this.#databases.get(db)?.values() ?? [])];
+  }
+
+  get(db: string, id: string): Customer | undefined {
+    return this.#databases.get(db)?.get(id);
+  }
+
+  /**
+   * Stores a new customer. An empty `CustomerId` gets the next free number;
+   * a chosen one is kept when it is free. The service assigns `OrganizationId`.
+   */
+  create(db: string, input: Customer): { ok: true; customer: Customer } | { ok: false; reason: string } {
+    let id = input.CustomerId;
+    if (id === "") {
+      id = String(this.#nextId.get(db) ?? 1);
+    } else if (this.get(db, id)) {
+      return { ok: false, reason: `${id} is already in use` };
+    }
+    if (id.length > MAX_ID_LENGTH) return { ok: false, reason: `${id} is longer than ${MAX_ID_LENGTH} characters` };
+    const customer = { ...input, CustomerId: id, OrganizationId: this.#nextOrganization.get(db) ?? 1 };
+    this.#put(db, customer);
+    return { ok: true, customer };
+  }
+
+  /** Replaces a customer; the identifiers stay the service's own. Undefined when the id is unknown. */
+  replace(db: string, id: string, input: Customer): Customer | undefined {
+    const old = this.get(db, id);
+    if (!old) return undefined;
+    const customer = { ...input, CustomerId: id, OrganizationId: old.OrganizationId };
+    this.#db(db).set(id, customer);
+    return customer;
+  }
+
+  delete(db: string, id: string): boolean {
+    return this.#databases.get(db)?.delete(id) ?? false;
+  }
+}
+
+/** The info object of a customer (A-INFO-FIELDS). */
+export function infoOf(c: Customer): CustomerInfo {
+  return {
+    CustomerId: c.CustomerId,
+    Name: c.Name,
+    ShortName: c.ShortName,
+    City: c.City,
+    CountryId: c.CountryId,
+    CustomerStateId: c.CustomerStateId,
+    Email: c.Email,
+    Telephone: c.Telephone,
+  };
+}

@@ -1,0 +1,45 @@
+// Assembles the mock from its parts: contract, seed, authorization server, customer API.
+import { compileContract, type CompiledContract } from "../contract/index.ts";
+import { createMock, type Mock } from "./core/app.ts";
+import { MovableClock } from "./core/clock.ts";
+import { Registry } from "./core/oauth/registry.ts";
+import { portalRoutes } from "./core/oauth/portal.ts";
+import { createAuthorizationServer } from "./core/oauth/server.ts";
+import { TokenStore } from "./core/oauth/tokens.ts";
+import type { MockConfig } from "./core/router.ts";
+import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
+
+export interface BawaMock extends Mock {
+  registry: Registry;
+  tokens: TokenStore;
+}
+
+export interface BuildOptions {
+  seedDir?: string;
+  config?: Partial<MockConfig>;
+  contract?: CompiledContract;
+  clock?: MovableClock;
+}
+
+/** The whole mock, in process: call `handle()` directly or put it behind `listen()`. */
+export function buildMock(options: BuildOptions = {}): BawaMock {
+  const contract = options.contract ?? compileContract();
+  const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR);
+  const registry = new Registry(seed.oauth);
+  const tokens = new TokenStore();
+  const authorization = createAuthorizationServer(registry, tokens);
+  const mock = createMock({
+    routes: authorization.routes,
+    rootRoutes: portalRoutes(registry, tokens),
+    contract,
+    seed: seed.customers,
+    tokens,
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    onReset: () => {
+      registry.reset();
+      authorization.reset();
+    },
+  });
+  return { ...mock, registry, tokens };
+}

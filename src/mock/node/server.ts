@@ -1,0 +1,86 @@
+// The thin network adapter: node:http in, the core's handle() out.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { MockRequest, MockResponse } from "../core/http.ts";
+
+export const BODY_LIMIT_BYTES = 1024 * 1024; // A-LIMITS
+
+export interface Handle {
+  handle(req: MockRequest): MockResponse;
+  /** The answer to a body over the limit, in the format the client asked for. */
+  tooLarge(req: MockRequest): MockResponse;
+}
+
+export interface Listening {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts listening; resolves once the port is open. */
+export function listen(app: Handle, options: { host: string; port: number; bodyLimit?: number }): Promise<Listening> {
+  const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
+  const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+    void readBody(req, limit).then((body) => {
+      const request: MockRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: flatHeaders(req), body: body === "too-large" ? undefined : body };
+      const response = body === "too-large" ? app.tooLarge(request) : app.handle(request);
+      const headers: Record<string, string> = { ...response.headers };
+      if (response.body !== undefined) headers["content-length"] = String(Buffer.byteLength(response.body));
+      if (body === "too-large") headers.connection = "close";
+      res.writeHead(response.status, headers);
+      res.end(response.body);
+    });
+  });
+  // A client that sends garbage gets a 400 from node itself; keep serving everyone else.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
+  return new Promise((resolvePromise, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      const { port } = server.address() as AddressInfo;
+      const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+      resolvePromise({
+        server,
+        url: `http://${host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined | "too-large"> {
+  return new Promise((done) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limit) {
+      req.resume();
+      return done("too-large");
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) over = true;
+      else chunks.push(chunk);
+    });
+    req.on("end", () => done(over ? "too-large" : size === 0 ? undefined : Buffer.concat(chunks)));
+    req.on("error", () => done(undefined));
+  });
+}

@@ -1,0 +1,93 @@
+// Reads mock-data/: customers per database and the OAuth registry, each
+// checked against the contract so a bad seed stops the mock at start-up.
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import { parse } from "yaml";
+import type { CompiledContract } from "../contract/index.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import type { Application, OAuthSeed, User } from "./core/oauth/registry.ts";
+import type { Customer, Seed } from "./core/store.ts";
+
+export const DEFAULT_SEED_DIR = resolve(PROJECT_ROOT, "mock-data");
+
+export class SeedError extends Error {
+  override name = "SeedError";
+}
+
+export interface LoadedSeed {
+  customers: Seed;
+  oauth: OAuthSeed;
+}
+
+export function loadSeed(contract: CompiledContract, dir: string = DEFAULT_SEED_DIR): LoadedSeed {
+  return { customers: loadCustomers(contract, dir), oauth: loadOAuth(dir) };
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    throw new SeedError(`cannot read seed file ${file}: ${(err as Error).message}`);
+  }
+}
+
+function loadCustomers(contract: CompiledContract, dir: string): Seed {
+  const folder = join(dir, "customers");
+  let files: string[];
+  try {
+    files = readdirSync(folder).filter((f) => f.endsWith(".json")).sort();
+  } catch {
+    throw new SeedError(`no customers folder at ${folder}: it holds one <DATABASE>.json per database`);
+  }
+  const seed: Record<string, Customer[]> = {};
+  for (const file of files) {
+    const path = join(folder, file);
+    const where = relative(process.cwd(), path) || path;
+    let data: unknown;
+    try {
+      data = JSON.parse(readText(path));
+    } catch (err) {
+      throw new SeedError(`${where} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(data)) throw new SeedError(`${where} must hold an array of customers`);
+    const ids = new Set<string>();
+    data.forEach((c, i) => {
+      const problems = contract.answers.check("Customer", c);
+      if (problems.length > 0) {
+        const p = problems[0]!;
+        throw new SeedError(`${where}: customer ${i} does not fit the contract: ${p.field || "body"} ${p.message}`);
+      }
+      const id = (c as Customer).CustomerId;
+      if (id === "" || ids.has(id)) throw new SeedError(`${where}: customer ${i} needs a unique, non-empty CustomerId (got ${JSON.stringify(id)})`);
+      ids.add(id);
+    });
+    seed[basename(file, ".json")] = data as Customer[];
+  }
+  return seed;
+}
+
+function loadOAuth(dir: string): OAuthSeed {
+  const path = join(dir, "oauth.yaml");
+  const where = relative(process.cwd(), path) || path;
+  const data = parse(readText(path)) as Partial<OAuthSeed> | null;
+  const apps = data?.applications;
+  const users = data?.users;
+  if (!Array.isArray(apps) || !Array.isArray(users) || typeof data?.backgroundUser !== "string") {
+    throw new SeedError(`${where} must have applications (list), users (list) and backgroundUser (a username)`);
+  }
+  apps.forEach((a: Partial<Application>, i) => {
+    for (const key of ["clientId", "clientSecret", "name", "redirectUri"] as const) {
+      if (typeof a[key] !== "string" || a[key] === "") throw new SeedError(`${where}: applications[${i}].${key} must be a non-empty string`);
+    }
+    if (a.status !== "pending" && a.status !== "Actief") throw new SeedError(`${where}: applications[${i}].status must be pending or Actief`);
+  });
+  users.forEach((u: Partial<User>, i) => {
+    if (typeof u.username !== "string" || typeof u.password !== "string" || !Array.isArray(u.databases)) {
+      throw new SeedError(`${where}: users[${i}] needs username, password and databases (list)`);
+    }
+  });
+  if (!users.some((u: User) => u.username === data!.backgroundUser)) {
+    throw new SeedError(`${where}: backgroundUser ${data.backgroundUser} is not one of the users`);
+  }
+  return data as OAuthSeed;
+}

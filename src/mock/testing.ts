@@ -1,0 +1,85 @@
+// Helpers for the mock's own tests: call the core in process, walk the OAuth
+// flows through the real screens, and hold every answer to the contract.
+import { expect } from "vitest";
+import { checkResponse } from "../contract/responses.ts";
+import type { MockRequest, MockResponse } from "./core/http.ts";
+import { type BawaMock, buildMock } from "./index.ts";
+
+export const DEMO_APP = { clientId: "demo-client", clientSecret: "demo-secret", redirectUri: "http://localhost:5173/callback" };
+export const SECOND_APP = { clientId: "second-client", clientSecret: "second-secret", redirectUri: "http://localhost:5174/cb" };
+export const SCOPE = "http://BusinessAdmin.Mock.API/Web/WebApi/*";
+
+export interface Reply extends MockResponse {
+  text: string;
+  json<T = any>(): T;
+}
+
+export function call(mock: BawaMock, method: string, url: string, init: { headers?: Record<string, string>; body?: string | Buffer } = {}): Reply {
+  const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const req: MockRequest = { method, url, headers, body: typeof init.body === "string" ? Buffer.from(init.body) : init.body };
+  const res = mock.handle(req);
+  const text = res.body ?? "";
+  return { ...res, text, json: () => JSON.parse(text) };
+}
+
+/** Fails the test when an answer of a contract operation does not fit the contract. */
+export function expectContract(mock: BawaMock, path: string, method: string, res: Reply): void {
+  const problems = checkResponse(mock.ctx.contract, path, method, { status: res.status, contentType: res.headers["content-type"], body: res.text });
+  expect(problems, `${method} ${path} -> ${res.status} breaks the contract`).toEqual([]);
+}
+
+const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+/** Walks authorize → login → permission in process, as a browser would; returns the final redirect. */
+export function authorizeThroughScreens(
+  mock: BawaMock,
+  opts: { responseType: "code" | "token"; username?: string; password?: string; state?: string; decision?: "allow" | "deny"; app?: typeof DEMO_APP; version?: string },
+): URL {
+  const app = opts.app ?? DEMO_APP;
+  const v = opts.version ?? "v1";
+  const q = new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: SCOPE, response_type: opts.responseType });
+  if (opts.state !== undefined) q.set("state", opts.state);
+  const start = call(mock, "GET", `/${v}/OAuth/Authorize?${q}`);
+  expect(start.status, start.text).toBe(302);
+  const cookie = start.headers["set-cookie"]!.split(";")[0]!;
+  const loginUrl = start.headers.location!;
+  const login = call(mock, "GET", loginUrl, { headers: { cookie } });
+  expect(login.status).toBe(200);
+  const request = /name="request" value="([^"]+)"/.exec(login.text)![1]!;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(login.text)![1]!;
+  const posted = call(mock, "POST", loginUrl.split("?")[0]!, {
+    headers: { ...FORM, cookie },
+    body: form({ request, csrf, username: opts.username ?? "demo", password: opts.password ?? "demo" }),
+  });
+  expect(posted.status, posted.text).toBe(303);
+  const permission = call(mock, "GET", posted.headers.location!, { headers: { cookie } });
+  expect(permission.status).toBe(200);
+  const decided = call(mock, "POST", posted.headers.location!.split("?")[0]!, {
+    headers: { ...FORM, cookie },
+    body: form({ request, csrf, decision: opts.decision ?? "allow" }),
+  });
+  expect(decided.status, decided.text).toBe(303);
+  return new URL(decided.headers.location!);
+}
+
+export function tokenRequest(mock: BawaMock, params: Record<string, string>, version = "v1"): Reply {
+  return call(mock, "POST", `/${version}/OAuth/Token`, { headers: FORM, body: form(params) });
+}
+
+/** A token response from the code flow through the real screens. */
+export function codeFlowTokens(mock: BawaMock, username = "demo", app = DEMO_APP) {
+  const redirect = authorizeThroughScreens(mock, { responseType: "code", username, password: username, app });
+  const code = redirect.searchParams.get("code")!;
+  const res = tokenRequest(mock, { grant_type: "authorization_code", code, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: app.redirectUri });
+  expect(res.status, res.text).toBe(200);
+  return res.json<{ access_token: string; refresh_token: string; expires_in: number; token_type: string; scope: string }>();
+}
+
+let shared: { mock: BawaMock } | undefined;
+/** A fresh mock, with a bearer header of the demo user obtained through the real flow. */
+export function freshMock(): { mock: BawaMock; auth: { authorization: string } } {
+  shared ??= { mock: buildMock() };
+  const mock = buildMock({ contract: shared.mock.ctx.contract });
+  return { mock, auth: { authorization: `Bearer ${codeFlowTokens(mock).access_token}` } };
+}
