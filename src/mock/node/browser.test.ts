@@ -1,0 +1,124 @@
+// Both OAuth flows end to end through the real screens in headless Chromium;
+// the code exchange and the refresh done by an independent client (oauth4webapi).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import * as oauth from "oauth4webapi";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumLaunchOptions } from "../../browser.ts";
+import { buildMock } from "../index.ts";
+import { DEMO_APP, SCOPE } from "../testing.ts";
+import { type Listening, listen } from "./server.ts";
+
+let server: Listening;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await listen(buildMock(), { host: "127.0.0.1", port: 0 });
+  browser = await chromium.launch(chromiumLaunchOptions());
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const authorizationServer = (): oauth.AuthorizationServer => ({
+  issuer: server.url,
+  authorization_endpoint: `${server.url}/v1/OAuth/Authorize`,
+  token_endpoint: `${server.url}/v1/OAuth/Token`,
+});
+const client: oauth.Client = { client_id: DEMO_APP.clientId };
+const clientAuth = oauth.ClientSecretPost(DEMO_APP.clientSecret);
+
+/** Opens the authorize URL, logs in and decides on the permission screen, like a person would. */
+async function throughScreens(page: Page, responseType: "code" | "token", state: string, decision: "allow" | "deny" = "allow"): Promise<URL> {
+  // Nothing listens on the application's redirect URI; answer it here so the browser lands somewhere.
+  await page.route(`${DEMO_APP.redirectUri}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>application</p>" }));
+  const url = new URL(authorizationServer().authorization_endpoint!);
+  url.search = new URLSearchParams({ client_id: DEMO_APP.clientId, redirect_uri: DEMO_APP.redirectUri, scope: SCOPE, response_type: responseType, state }).toString();
+  await page.goto(url.href);
+  expect(await page.locator("h1").textContent()).toBe("Log in");
+  await page.fill('input[name="username"]', "demo");
+  await page.fill('input[name="password"]', "demo");
+  await page.click('button[type="submit"]');
+  await page.waitForSelector(`button[name="decision"][value="${decision}"]`);
+  await page.click(`button[name="decision"][value="${decision}"]`);
+  await page.waitForURL((u) => u.href.startsWith(DEMO_APP.redirectUri));
+  return new URL(page.url());
+}
+
+const api = (token: string) => fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`, { headers: { authorization: `Bearer ${token}` } });
+const moveClock = (seconds: number) => fetch(`${server.url}/__mock/clock`, { method: "POST", body: JSON.stringify({ advanceSeconds: seconds }) });
+
+describe("in headless Chromium", () => {
+  it("the code flow: screens, exchange and refresh by oauth4webapi, refused after 7200 s", async () => {
+    const page = await browser.newPage();
+    const state = oauth.generateRandomState();
+    const callback = await throughScreens(page, "code", state);
+    await page.close();
+
+    const as = authorizationServer();
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, DEMO_APP.redirectUri, oauth.nopkce, insecure);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    expect(tokens.token_type).toBe("bearer");
+    expect(tokens.expires_in).toBe(7200);
+    expect(tokens.scope).toBe(SCOPE);
+    expect((await api(tokens.access_token)).status).toBe(200);
+
+    await moveClock(7200);
+    const refused = await api(tokens.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, { ...insecure, additionalParameters: { redirect_uri: DEMO_APP.redirectUri } }),
+    );
+    expect((await api(refreshed.access_token)).status).toBe(200);
+  }, 60_000);
+
+  it("the implicit flow: the token arrives in the fragment and works until 7200 s have passed", async () => {
+    const page = await browser.newPage();
+    const callback = await throughScreens(page, "token", "implicit-state");
+    await page.close();
+    const fragment = new URLSearchParams(callback.hash.slice(1));
+    expect(fragment.get("token_type")).toBe("bearer");
+    expect(fragment.get("expires_in")).toBe("7200");
+    expect(fragment.get("state")).toBe("implicit-state");
+    expect(fragment.has("refresh_token")).toBe(false);
+    const token = fragment.get("access_token")!;
+    expect((await api(token)).status).toBe(200);
+    await moveClock(7200);
+    expect((await api(token)).status).toBe(401);
+  }, 60_000);
+
+  it("refusing on the permission screen sends access_denied back", async () => {
+    const page = await browser.newPage();
+    const callback = await throughScreens(page, "code", "s", "deny");
+    await page.close();
+    expect(callback.searchParams.get("error")).toBe("access_denied");
+  }, 60_000);
+
+  it("the screens can not be framed by another page", async () => {
+    const page = await browser.newPage();
+    const url = `${server.url}/v1/OAuth/Authorize?${new URLSearchParams({ client_id: DEMO_APP.clientId, redirect_uri: DEMO_APP.redirectUri, scope: SCOPE, response_type: "code" })}`;
+    // Control: at the top level the screen renders.
+    await page.goto(url);
+    expect(await page.locator('h1:text-is("Log in")').count()).toBe(1);
+    // The framing page lives on another loopback origin: a public one would be stopped
+    // by Chromium's private-network rules whatever the screen's headers say.
+    const framer = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<iframe src="${url}"></iframe>`));
+    await new Promise<void>((done) => framer.listen(0, "127.0.0.1", done));
+    await page.goto(`http://localhost:${(framer.address() as AddressInfo).port}/`);
+    await page.waitForTimeout(1000);
+    framer.close();
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    // Chromium replaces a frame it refused to render with its own error page.
+    expect(frame.url()).toMatch(/^chrome-error:/);
+    expect(await frame.locator('h1:text-is("Log in"), h1:text-is("Authorization failed")').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,87 @@
+// The adapter over a real port: what only the network shows.
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildMock } from "../index.ts";
+import { codeFlowTokens } from "../testing.ts";
+import { type Listening, listen } from "./server.ts";
+
+let server: Listening;
+let auth: { authorization: string };
+
+beforeAll(async () => {
+  const mock = buildMock();
+  auth = { authorization: `Bearer ${codeFlowTokens(mock).access_token}` };
+  server = await listen(mock, { host: "127.0.0.1", port: 0 });
+});
+afterAll(() => server.close());
+
+/** Sends raw bytes and returns the raw answer (what fetch would refuse to send). */
+function raw(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), "127.0.0.1", () => socket.end(request));
+    let data = "";
+    socket.on("data", (d) => (data += d));
+    socket.on("end", () => resolve(data));
+    socket.on("error", reject);
+  });
+}
+
+describe("the mock over a real port", () => {
+  it("serves the customer lifecycle in JSON and XML", async () => {
+    const created = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ CustomerId: "", Name: "Poort B.V." }),
+    });
+    expect(created.status).toBe(200);
+    const { CustomerId } = (await created.json()) as { CustomerId: string };
+    const xml = await fetch(`${server.url}/V1/api/DEMO/Customer/${CustomerId}`, { headers: { ...auth, accept: "application/xml" } });
+    expect(xml.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    expect(await xml.text()).toContain("<Name>Poort B.V.</Name>");
+    const deleted = await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { method: "DELETE", headers: auth });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.get("content-length")).toBe("0");
+    expect((await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { headers: auth })).status).toBe(404);
+  });
+
+  it("answers 401 with the Bearer challenge without a token", async () => {
+    const res = await fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="bawa"');
+  });
+
+  it("refuses a body over 1 MiB with 413 and keeps serving", async () => {
+    const res = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ Name: "x".repeat(1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { Message: string }).Message).toMatch(/larger than the 1 MiB/);
+    expect((await fetch(`${server.url}/v1/api/DEMO/Customer/1001`, { headers: auth })).status).toBe(200);
+  });
+
+  it("refuses a streamed body that grows over the limit without Content-Length", async () => {
+    const chunk = "x".repeat(64 * 1024);
+    const body = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode(chunk));
+        c.close();
+      },
+    });
+    const res = await fetch(`${server.url}/v1/api/DEMO/Customer`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+  });
+
+  it("answers garbage and oversized headers with 4xx and keeps serving", async () => {
+    expect(await raw("NOT HTTP AT ALL\r\n\r\n")).toMatch(/^HTTP\/1.1 400/);
+    expect(await raw(`GET /v1/api/DEMO/Customer/1001 HTTP/1.1\r\nHost: x\r\nX-Long: ${"a".repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1.1 431/);
+    expect((await fetch(`${server.url}/v1/api/DEMO/Customer/1001`, { headers: auth })).status).toBe(200);
+  });
+
+  it("answers a huge path segment with 404", async () => {
+    const res = await fetch(`${server.url}/v1/api/DEMO/Customer/${"9".repeat(8000)}`, { headers: auth });
+    expect(res.status).toBe(404);
+  });
+});
