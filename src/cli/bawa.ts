@@ -1,23 +1,16 @@
 // The command line: `bawa <command> [options]`. Exit codes: 0 success,
 // 1 the job failed, 2 the command line was wrong.
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parseArgs } from "node:util";
 import { mockCommand } from "./mock.ts";
+import { activateCommand, refreshTokenCommand } from "./operator.ts";
+import { type Command, UsageError } from "./options.ts";
 import { prismCommand } from "./prism.ts";
-
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-export interface Command {
-  summary: string;
-  usage: string;
-  options: NonNullable<ParseArgsConfig["options"]>;
-  run(values: Record<string, string | boolean | undefined>): Promise<number | void>;
-}
 
 const COMMANDS: Record<string, Command> = {
   mock: mockCommand,
   prism: prismCommand,
+  activate: activateCommand,
+  "refresh-token": refreshTokenCommand,
 };
 
 function help(): string {
@@ -37,8 +30,14 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    values = parseArgs({ args: rest, options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true }).values;
+    ({ values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: command.positionals ?? false,
+    }));
   } catch (err) {
     console.error(`bawa ${name}: ${(err as Error).message}\n\n${command.usage}`);
     return 2;
@@ -48,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    return (await command.run(values)) ?? 0;
+    return (await command.run(values, positionals)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`bawa ${name}: ${err.message}\n\n${command.usage}`);
@@ -57,21 +56,4 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`bawa ${name}: ${(err as Error).message}`);
     return 1;
   }
-}
-
-/** An option's value: the flag, else the environment variable, else the default. */
-export function setting(values: Record<string, unknown>, flag: string, env: string, fallback: string): string {
-  const v = values[flag];
-  return typeof v === "string" ? v : (process.env[env] ?? fallback);
-}
-
-export function portSetting(values: Record<string, unknown>, flag: string, env: string, fallback: number): number {
-  const raw = setting(values, flag, env, String(fallback));
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${flag} (${env}) must be a port number 0-65535, not ${JSON.stringify(raw)}`);
-  return port;
-}
-
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replaceAll("\\", "/").split("/").pop()!)) {
-  process.exitCode = await main(process.argv.slice(2));
 }

@@ -3,7 +3,7 @@ import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { buildMock } from "../mock/index.ts";
 import { listen } from "../mock/node/server.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
-import { type Command, portSetting, setting, UsageError } from "./bawa.ts";
+import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
 
 export const mockCommand: Command = {
   summary: "run the stateful mock (customer API + OAuth 2.0 server)",
@@ -21,18 +21,14 @@ options (flag, else environment variable, else default):
   --quiet                             no request log
   -h, --help                          this text`,
   options: {
-    host: { type: "string" },
-    port: { type: "string" },
-    versions: { type: "string" },
-    seed: { type: "string" },
+    ...SERVER_OPTIONS,
     scope: { type: "string" },
     quiet: { type: "boolean" },
   },
   async run(values) {
     const host = setting(values, "host", "BAWA_HOST", "127.0.0.1");
     const port = portSetting(values, "port", "BAWA_PORT", 4010);
-    const versions = setting(values, "versions", "BAWA_VERSIONS", "1").split(",").map((v) => v.trim().replace(/^[vV]/, ""));
-    if (versions.some((v) => !/^\d+$/.test(v))) throw new UsageError(`--versions must be digits separated by commas, like 1,18,221`);
+    const versions = versionsSetting(values);
     const scope = setting(values, "scope", "BAWA_SCOPE", DEFAULT_CONFIG.scope);
     if (!/^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/.test(scope)) {
       throw new UsageError(`--scope must look like http://<vendor>.<product>.API/Web/WebApi/*, not ${scope}`);

@@ -1,0 +1,90 @@
+// The command line as a user runs it: separate processes, a real port.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../paths.ts";
+
+const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
+const run = promisify(execFile);
+const bawa = (...args: string[]) => run(process.execPath, [BIN, ...args], { timeout: 30_000 });
+
+let mock: ChildProcess;
+let url: string;
+
+beforeAll(async () => {
+  mock = spawn(process.execPath, [BIN, "mock", "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
+  url = await new Promise<string>((done, fail) => {
+    let out = "";
+    mock.stdout!.on("data", (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) done(m[1]!);
+    });
+    mock.on("exit", (code) => fail(new Error(`mock exited with ${code}: ${out}`)));
+  });
+}, 30_000);
+afterAll(() => {
+  if (mock.exitCode === null) mock.kill("SIGKILL");
+});
+
+describe("bawa", () => {
+  it("a background application: generated refresh token, then the customer lifecycle in JSON and XML", async () => {
+    const { stdout } = await bawa("refresh-token", "--client", "demo-client", "--secret", "demo-secret", "--url", url);
+    const refreshToken = stdout.trim();
+    expect(refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const tokenRes = await fetch(`${url}/v1/OAuth/Token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "demo-client", client_secret: "demo-secret", redirect_uri: "http://localhost:5173/callback" }),
+    });
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const auth = { authorization: `Bearer ${access_token}` };
+
+    const created = (await (await fetch(`${url}/v1/api/DEMO/Customer`, {
+      method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ CustomerId: "", Name: "Loodgieter Lek B.V.", City: "Leiden" }),
+    })).json()) as { CustomerId: string };
+    const xml = await (await fetch(`${url}/V1/api/DEMO/Customer/${created.CustomerId}`, { headers: { ...auth, accept: "application/xml" } })).text();
+    expect(xml).toContain("<Name>Loodgieter Lek B.V.</Name>");
+    const changed = await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, {
+      method: "PUT", headers: { ...auth, "content-type": "application/xml" }, body: xml.replace("<City>Leiden</City>", "<City>Katwijk</City>"),
+    });
+    expect(changed.status).toBe(200);
+    expect(((await changed.json()) as { City: string }).City).toBe("Katwijk");
+    expect((await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, { method: "DELETE", headers: auth })).status).toBe(200);
+    expect((await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, { headers: auth })).status).toBe(404);
+  }, 60_000);
+
+  it("activate: the operator activates an application registered in the portal", async () => {
+    const registered = await fetch(`${url}/portal/applications`, {
+      method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "name=Kassa&redirect_uri=http%3A%2F%2Flocalhost%3A9000%2Fcb",
+    });
+    const clientId = registered.headers.get("location")!.split("/").pop()!;
+    const { stdout } = await bawa("activate", clientId, "--url", url);
+    expect(stdout).toContain(`${clientId} is Actief`);
+    expect(stdout).toMatch(/client_secret=\S{20,}/);
+    const failure = await bawa("activate", "nobody", "--url", url).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain("No application is registered with client_id nobody");
+  }, 60_000);
+
+  it("says what is wrong with the command line and exits 2", async () => {
+    for (const args of [["nope"], ["mock", "--port", "x"], ["mock", "--versions", "one"], ["refresh-token"], ["mock", "--frob"]]) {
+      const failure = await bawa(...args).catch((e) => e);
+      expect(failure.code, args.join(" ")).toBe(2);
+      expect(failure.stderr, args.join(" ")).toMatch(/^bawa/);
+    }
+  }, 60_000);
+
+  it("refuses a port in use with exit 1 and a hint", async () => {
+    const failure = await bawa("mock", "--port", new URL(url).port).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toMatch(/is in use; pick another with --port or BAWA_PORT/);
+  }, 30_000);
+
+  it("stops cleanly on SIGTERM", async () => {
+    mock.kill("SIGTERM");
+    const code = await new Promise((done) => mock.on("exit", done));
+    expect(code).toBe(0);
+  }, 30_000);
+});
