@@ -1,12 +1,14 @@
 // The command line: `bawa <command> [options]`. Exit codes: 0 success,
 // 1 the job failed, 2 the command line was wrong.
 import { parseArgs } from "node:util";
+import { conformanceCommand } from "./conformance.ts";
 import { mockCommand } from "./mock.ts";
 import { activateCommand, refreshTokenCommand } from "./operator.ts";
 import { type Command, UsageError } from "./options.ts";
 import { prismCommand } from "./prism.ts";
 
 const COMMANDS: Record<string, Command> = {
+  conformance: conformanceCommand,
   mock: mockCommand,
   prism: prismCommand,
   activate: activateCommand,

@@ -1,0 +1,41 @@
+// Authorization codes: single use, bound to client and redirect URI.
+import { infoListUrl } from "../lib/customers.ts";
+import { clientParams, covers, expect, need, needLogin, test, throughScreens, tokenRequest } from "../lib/fixtures.ts";
+import { send } from "../lib/http.ts";
+
+test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, page, target }) => {
+  const client = needLogin(target);
+  const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+  const first = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+  expect(first.status).toBe(200);
+  const again = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+  expect(again.status).toBe(400);
+  expect(again.json().error).toBe("invalid_grant");
+});
+
+test("using a code twice revokes the access token issued from it", covers("OAUTH-CODE-REUSE-REVOKES"), async ({ api, page, target }) => {
+  const client = needLogin(target);
+  const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+  const { access_token } = (await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })).json();
+  await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+  const res = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${access_token}` } });
+  expect(res.status, "the first token after the code's reuse").toBe(401);
+});
+
+test("a code is bound to its client and redirect URI", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {
+  const client = needLogin(target);
+  const wrongUri = await tokenRequest(api, target, {
+    grant_type: "authorization_code",
+    code: (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!,
+    ...clientParams(client),
+    redirect_uri: `${client.redirectUri}/other`,
+  });
+  expect(wrongUri.json().error, "another redirect_uri").toBe("invalid_grant");
+  need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
+  const otherClient = await tokenRequest(api, target, {
+    grant_type: "authorization_code",
+    code: (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!,
+    ...clientParams(target.second!),
+  });
+  expect(otherClient.json().error, "another client").toBe("invalid_grant");
+});

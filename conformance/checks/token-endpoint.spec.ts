@@ -1,0 +1,52 @@
+// POST /OAuth/Token: the form body, the token response, the client secret, errors.
+import { clientParams, codeFlow, covers, expect, needClient, needLogin, test, throughScreens, tokenRequest } from "../lib/fixtures.ts";
+import { send } from "../lib/http.ts";
+import { describeProblems, problemsOf } from "../lib/shapes.ts";
+
+const SCOPE_FORM = /^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/;
+
+test("the token response has the fields of the description and expires_in 7200", covers("TOKEN-RESPONSE", "TOKEN-FORM-BODY"), async ({ api, browser, target, contract }) => {
+  needLogin(target);
+  const res = await codeFlow(api, browser, target);
+  expect(res.status, res.text.slice(0, 300)).toBe(200);
+  expect(res.headers["content-type"] ?? "", "the token response is JSON").toMatch(/^application\/json/);
+  const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
+  expect(problems, describeProblems(problems)).toEqual([]);
+});
+
+test("one scope, of the form http://<vendor>.<product>.API/Web/WebApi/*, named in the token response", covers("SCOPE-SINGLE"), async ({ api, browser, target }) => {
+  needLogin(target);
+  expect(target.scope).toMatch(SCOPE_FORM);
+  const res = await codeFlow(api, browser, target);
+  expect(res.json().scope).toBe(target.scope);
+});
+
+test("a wrong client secret gets no token", covers("AUTH-SECRET"), async ({ api, page, target }) => {
+  const client = needLogin(target);
+  const landed = await throughScreens(page, target, { responseType: "code" });
+  const res = await tokenRequest(api, target, { grant_type: "authorization_code", code: landed.searchParams.get("code")!, ...clientParams(client), client_secret: `${client.clientSecret}x` });
+  expect(res.status).not.toBe(200);
+  expect(res.text).not.toContain("access_token");
+});
+
+test("token responses are not cacheable", covers("OAUTH-NO-STORE"), async ({ api, browser, target }) => {
+  needLogin(target);
+  const res = await codeFlow(api, browser, target);
+  expect(res.headers["cache-control"] ?? "", "Cache-Control of the token response").toMatch(/no-store/);
+});
+
+test("token errors use the codes of RFC 6749 5.2", covers("OAUTH-TOKEN-ERRORS"), async ({ api, target }) => {
+  const client = needClient(target);
+  const errorOf = async (form: Record<string, string | undefined>) => {
+    const res = await tokenRequest(api, target, form);
+    expect(res.status, `${JSON.stringify(form)} -> ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+    expect(res.headers["content-type"] ?? "").toMatch(/^application\/json/);
+    return res.json().error;
+  };
+  expect(await errorOf({ grant_type: "authorization_code", ...clientParams(client) }), "missing code").toBe("invalid_request");
+  expect(await errorOf({ grant_type: "authorization_code", code: "not-a-code", ...clientParams(client), client_secret: "wrong" }), "wrong secret").toBe("invalid_client");
+  expect(await errorOf({ grant_type: "authorization_code", code: "not-a-code", ...clientParams(client) }), "unknown code").toBe("invalid_grant");
+  expect(await errorOf({ grant_type: "password", username: "x", password: "y", ...clientParams(client) }), "unknown grant type").toBe("unsupported_grant_type");
+  const get = await send(api, "GET", `${target.baseUrl}/v${target.apiVersion}/OAuth/Token`);
+  expect(get.status, "GET /OAuth/Token").not.toBe(200);
+});

@@ -1,0 +1,20 @@
+// The version segment /v<version> in every path, in both spellings.
+import { infoListUrl } from "../lib/customers.ts";
+import { covers, expect, test } from "../lib/fixtures.ts";
+import { send } from "../lib/http.ts";
+
+test("paths carry the version segment; without it there is no such call", covers("VER-PATH"), async ({ api, target, session }) => {
+  const auth = await session.auth();
+  const versioned = await send(api, "GET", infoListUrl(target), { headers: auth });
+  expect(versioned.status, versioned.call).toBe(200);
+  const bare = await send(api, "GET", `${target.baseUrl}/api/${encodeURIComponent(target.database)}/CustomerInfoList`, { headers: auth });
+  expect(bare.status, `${bare.call} (no version segment)`).toBe(404);
+});
+
+test("the version segment works with v and V", covers("VER-CASE"), async ({ api, target, session }) => {
+  const auth = await session.auth();
+  for (const letter of ["v", "V"] as const) {
+    const res = await send(api, "GET", infoListUrl(target, letter), { headers: auth });
+    expect(res.status, res.call).toBe(200);
+  }
+});

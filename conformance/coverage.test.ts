@@ -1,0 +1,88 @@
+// The suite's own tests (run by vitest in `npm test`): every requirement has a
+// check, every check names only listed requirements, and the configuration
+// is read as documented.
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../src/paths.ts";
+import { ConfigError, loadTarget } from "./lib/config.ts";
+import { requirements } from "./lib/requirements.ts";
+
+const run = promisify(execFile);
+
+interface ListedSuite {
+  suites?: ListedSuite[];
+  specs?: Array<{ title: string; tags: string[] }>;
+}
+
+async function listChecks(): Promise<Array<{ title: string; tags: string[] }>> {
+  const cli = resolve(PROJECT_ROOT, "node_modules/@playwright/test/cli.js");
+  const { stdout } = await run(process.execPath, [cli, "test", "--list", "--reporter=json", "-c", "conformance/playwright.config.ts"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, CONFORMANCE_KINDS: "spec,oauth,assumption", CONFORMANCE_BASE_URL: "http://127.0.0.1:9" },
+    maxBuffer: 20 * 1024 * 1024,
+  });
+  const out: Array<{ title: string; tags: string[] }> = [];
+  const walk = (s: ListedSuite) => {
+    for (const spec of s.specs ?? []) out.push(spec);
+    for (const child of s.suites ?? []) walk(child);
+  };
+  for (const s of (JSON.parse(stdout) as { suites: ListedSuite[] }).suites) walk(s);
+  return out;
+}
+
+describe("the conformance suite", () => {
+  it("has at least one check for every requirement", async () => {
+    const checks = await listChecks();
+    expect(checks.length).toBeGreaterThan(50);
+    const covered = new Set(checks.flatMap((c) => c.tags.map((t) => t.replace(/^@/, ""))));
+    const uncovered = [...requirements().keys()].filter((id) => !covered.has(id));
+    expect(uncovered, "requirements without a check").toEqual([]);
+  }, 60_000);
+
+  it("lists every rule of the service description's Errors section and numbered rules", () => {
+    const ids = [...requirements().keys()];
+    for (const id of ["ERR-200", "ERR-1-PATH", "ERR-2-ID", "ERR-3-REQUIRED", "ERR-4-TOKEN", "ERR-4-DATABASE", "TOK-EXPIRY", "VER-CASE"]) expect(ids).toContain(id);
+    for (const r of requirements().values()) expect(["spec", "oauth", "assumption"]).toContain(r.kind);
+  });
+
+  it("names in requirements.yaml every assumption check by an id of ASSUMPTIONS.md", async () => {
+    const { readFileSync } = await import("node:fs");
+    const table = readFileSync(resolve(PROJECT_ROOT, "openapi/ASSUMPTIONS.md"), "utf8");
+    for (const r of requirements().values()) if (r.kind === "assumption") expect(table, r.id).toContain(`| ${r.id} |`);
+  });
+});
+
+describe("the target configuration", () => {
+  const base = { CONFORMANCE_BASE_URL: "https://test.example.invalid/" };
+
+  it("reads the documented variables with their defaults", () => {
+    const t = loadTarget({ ...base, CONFORMANCE_CLIENT_ID: "c", CONFORMANCE_CLIENT_SECRET: "s", CONFORMANCE_REDIRECT_URI: "https://app/cb" });
+    expect(t).toMatchObject({ baseUrl: "https://test.example.invalid", apiVersion: "1", database: "DEMO", client: { clientId: "c" }, waitForExpiry: false });
+    expect([...t.kinds]).toEqual(["spec", "oauth"]);
+    expect(t.selectors.allow).toBe('button[name="decision"][value="allow"]');
+    expect(t.second).toBeUndefined();
+  });
+
+  it.each([
+    [{}, /CONFORMANCE_BASE_URL is not set/],
+    [{ CONFORMANCE_BASE_URL: "not a url" }, /is not a URL/],
+    [{ ...base, CONFORMANCE_BASE_URL: "https://x/V18" }, /must not end with the version segment/],
+    [{ ...base, CONFORMANCE_API_VERSION: "one" }, /must be digits/],
+    [{ ...base, CONFORMANCE_KINDS: "spec,style" }, /unknown kind style/],
+  ])("refuses %j with a message that says what to change", (env, message) => {
+    expect(() => loadTarget(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
+    expect(() => loadTarget(env as NodeJS.ProcessEnv)).toThrow(message);
+  });
+
+  it("takes settings from a config file, the environment winning", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(resolve(tmpdir(), "bawa-conf-"));
+    const file = resolve(dir, "target.yaml");
+    writeFileSync(file, "BASE_URL: https://from-file.example.invalid\nDATABASE: FILEDB\nAPI_VERSION: 221\n");
+    const t = loadTarget({ CONFORMANCE_CONFIG: file, CONFORMANCE_DATABASE: "ENVDB" });
+    expect(t).toMatchObject({ baseUrl: "https://from-file.example.invalid", database: "ENVDB", apiVersion: "221" });
+  });
+});

@@ -1,0 +1,134 @@
+// The target of a conformance run, from CONFORMANCE_* environment variables,
+// optionally over a YAML/JSON file named by CONFORMANCE_CONFIG. `bawa
+// conformance` turns its flags into these variables before Playwright starts.
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+
+export type Kind = "spec" | "oauth" | "assumption";
+export const KINDS: readonly Kind[] = ["spec", "oauth", "assumption"];
+
+export interface Client {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+}
+
+export interface Target {
+  /** Address of the environment without /v<version>. */
+  baseUrl: string;
+  apiVersion: string;
+  database: string;
+  client?: Client;
+  scope?: string;
+  username?: string;
+  password?: string;
+  refreshToken?: string;
+  second?: Client;
+  /** A registered application that is not active yet. */
+  pending?: { clientId: string; redirectUri: string };
+  /** A database the configured user may not use (assumption checks). */
+  forbiddenDatabase?: string;
+  selectors: { username: string; password: string; submit: string; allow: string; deny: string };
+  kinds: ReadonlySet<Kind>;
+  waitForExpiry: boolean;
+  caseInsensitiveNames: boolean;
+}
+
+/** Every variable, documented once: `bawa conformance --help` prints this list. */
+export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
+  ["CONFORMANCE_BASE_URL", "address of the environment, without /v<version> (required)"],
+  ["CONFORMANCE_API_VERSION", "API version number (default 1)"],
+  ["CONFORMANCE_DATABASE", "database (administration) id the checks use (default DEMO)"],
+  ["CONFORMANCE_CLIENT_ID", "Client Identifier of an active application"],
+  ["CONFORMANCE_CLIENT_SECRET", "its Client Secret"],
+  ["CONFORMANCE_REDIRECT_URI", "its registered redirect URI (the browser never leaves for it: the suite catches it)"],
+  ["CONFORMANCE_SCOPE", "the single scope value"],
+  ["CONFORMANCE_USERNAME", "a user for the login screen"],
+  ["CONFORMANCE_PASSWORD", "that user's password"],
+  ["CONFORMANCE_REFRESH_TOKEN", "a background user's refresh token: data checks then need no interactive login"],
+  ["CONFORMANCE_SECOND_CLIENT_ID", "a second active application, for the client-binding checks"],
+  ["CONFORMANCE_SECOND_CLIENT_SECRET", "its Client Secret"],
+  ["CONFORMANCE_SECOND_REDIRECT_URI", "its registered redirect URI"],
+  ["CONFORMANCE_PENDING_CLIENT_ID", "an application registered but not yet active"],
+  ["CONFORMANCE_PENDING_REDIRECT_URI", "its registered redirect URI"],
+  ["CONFORMANCE_FORBIDDEN_DATABASE", "a database the user may not use (assumption checks)"],
+  ["CONFORMANCE_SELECTOR_USERNAME", 'login screen user field (default input[name="username"])'],
+  ["CONFORMANCE_SELECTOR_PASSWORD", 'login screen password field (default input[name="password"])'],
+  ["CONFORMANCE_SELECTOR_SUBMIT", 'login screen button (default button[type="submit"])'],
+  ["CONFORMANCE_SELECTOR_ALLOW", 'permission screen allow button (default button[name="decision"][value="allow"])'],
+  ["CONFORMANCE_SELECTOR_DENY", 'permission screen deny button (default button[name="decision"][value="deny"])'],
+  ["CONFORMANCE_KINDS", "kinds of checks to run: spec,oauth (default) or spec,oauth,assumption"],
+  ["CONFORMANCE_WAIT_FOR_EXPIRY", "1: on a target without /__mock/clock, really wait 7200 s for the expiry check"],
+  ["CONFORMANCE_CASE_INSENSITIVE_NAMES", "1: compare field names case-insensitively (camelCase implementations)"],
+  ["CONFORMANCE_CONFIG", "a YAML or JSON file with the same settings (keys without the CONFORMANCE_ prefix)"],
+];
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads the settings: environment first, then the file named by CONFORMANCE_CONFIG. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+  let file: Record<string, unknown> = {};
+  const path = env.CONFORMANCE_CONFIG;
+  if (path) {
+    try {
+      file = (parse(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError(`cannot read CONFORMANCE_CONFIG ${path}: ${(err as Error).message}`);
+    }
+  }
+  const out: Record<string, string | undefined> = {};
+  for (const [name] of VARIABLES) {
+    const key = name.replace(/^CONFORMANCE_/, "");
+    const fromFile = file[key] ?? file[key.toLowerCase()];
+    out[key] = env[name] ?? (fromFile === undefined || fromFile === null ? undefined : String(fromFile));
+  }
+  return out;
+}
+
+export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
+  const s = readSettings(env);
+  if (!s.BASE_URL) throw new ConfigError("CONFORMANCE_BASE_URL is not set: the address of the environment, without /v<version>");
+  let base: URL;
+  try {
+    base = new URL(s.BASE_URL);
+  } catch {
+    throw new ConfigError(`CONFORMANCE_BASE_URL is not a URL: ${s.BASE_URL}`);
+  }
+  if (/\/[vV]\d+\/?$/.test(base.pathname)) throw new ConfigError(`CONFORMANCE_BASE_URL must not end with the version segment (${base.pathname}); set CONFORMANCE_API_VERSION instead`);
+  const apiVersion = (s.API_VERSION ?? "1").replace(/^[vV]/, "");
+  if (!/^\d+$/.test(apiVersion)) throw new ConfigError(`CONFORMANCE_API_VERSION must be digits, not ${s.API_VERSION}`);
+  const kinds = new Set((s.KINDS ?? "spec,oauth").split(",").map((k) => k.trim()).filter(Boolean));
+  for (const k of kinds) if (!KINDS.includes(k as Kind)) throw new ConfigError(`CONFORMANCE_KINDS: unknown kind ${k} (spec, oauth, assumption)`);
+  const client = (id?: string, secret?: string, uri?: string): Client | undefined =>
+    id && secret && uri ? { clientId: id, clientSecret: secret, redirectUri: uri } : undefined;
+  const yes = (v?: string) => v === "1" || v === "true" || v === "yes";
+  const t: Target = {
+    baseUrl: base.href.replace(/\/$/, ""),
+    apiVersion,
+    database: s.DATABASE ?? "DEMO",
+    selectors: {
+      username: s.SELECTOR_USERNAME ?? 'input[name="username"]',
+      password: s.SELECTOR_PASSWORD ?? 'input[name="password"]',
+      submit: s.SELECTOR_SUBMIT ?? 'button[type="submit"]',
+      allow: s.SELECTOR_ALLOW ?? 'button[name="decision"][value="allow"]',
+      deny: s.SELECTOR_DENY ?? 'button[name="decision"][value="deny"]',
+    },
+    kinds: kinds as Set<Kind>,
+    waitForExpiry: yes(s.WAIT_FOR_EXPIRY),
+    caseInsensitiveNames: yes(s.CASE_INSENSITIVE_NAMES),
+  };
+  const main = client(s.CLIENT_ID, s.CLIENT_SECRET, s.REDIRECT_URI);
+  if (main) t.client = main;
+  const second = client(s.SECOND_CLIENT_ID, s.SECOND_CLIENT_SECRET, s.SECOND_REDIRECT_URI);
+  if (second) t.second = second;
+  if (s.PENDING_CLIENT_ID && s.PENDING_REDIRECT_URI) t.pending = { clientId: s.PENDING_CLIENT_ID, redirectUri: s.PENDING_REDIRECT_URI };
+  for (const [key, prop] of [["SCOPE", "scope"], ["USERNAME", "username"], ["PASSWORD", "password"], ["REFRESH_TOKEN", "refreshToken"], ["FORBIDDEN_DATABASE", "forbiddenDatabase"]] as const) {
+    if (s[key]) t[prop] = s[key];
+  }
+  return t;
+}
+
+/** The API's base address, with the version segment in the spelling asked for. */
+export const apiBase = (t: Target, letter: "v" | "V" = "v") => `${t.baseUrl}/${letter}${t.apiVersion}`;

@@ -1,0 +1,53 @@
+// Requests to the target through Playwright's request context. Each protocol
+// step is a pair: one function sends, the checks only read the Reply.
+import type { APIRequestContext } from "@playwright/test";
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  json<T = any>(): T;
+  /** "GET /v1/api/..." for messages. */
+  call: string;
+}
+
+export interface SendOptions {
+  headers?: Record<string, string>;
+  body?: string;
+  form?: Record<string, string | undefined>;
+}
+
+const TIMEOUT_MS = 15_000;
+
+export async function send(api: APIRequestContext, method: string, url: string, opts: SendOptions = {}): Promise<Reply> {
+  const headers = { ...opts.headers };
+  let data: string | undefined = opts.body;
+  if (opts.form) {
+    const pairs = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.form)) if (v !== undefined) pairs.set(k, v);
+    data = pairs.toString();
+    headers["content-type"] ??= "application/x-www-form-urlencoded";
+  }
+  const path = new URL(url).pathname;
+  const call = `${method} ${path}`;
+  let res;
+  try {
+    res = await api.fetch(url, { method, headers, ...(data === undefined ? {} : { data }), maxRedirects: 0, failOnStatusCode: false, timeout: TIMEOUT_MS });
+  } catch (err) {
+    throw new Error(`${call}: no answer from the target (${(err as Error).message.split("\n")[0]})`);
+  }
+  const text = await res.text();
+  return {
+    status: res.status(),
+    headers: res.headers(),
+    text,
+    call,
+    json: () => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`${call} answered ${res.status()} with a body that is not JSON: ${text.slice(0, 200)}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
+import { buildMock } from "../mock/index.ts";
+import { type Listening, listen } from "../mock/node/server.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import { type Command, UsageError } from "./options.ts";
+
+const FLAGS: Record<string, string> = {
+  "base-url": "CONFORMANCE_BASE_URL",
+  "api-version": "CONFORMANCE_API_VERSION",
+  database: "CONFORMANCE_DATABASE",
+  "client-id": "CONFORMANCE_CLIENT_ID",
+  "client-secret": "CONFORMANCE_CLIENT_SECRET",
+  "redirect-uri": "CONFORMANCE_REDIRECT_URI",
+  scope: "CONFORMANCE_SCOPE",
+  username: "CONFORMANCE_USERNAME",
+  password: "CONFORMANCE_PASSWORD",
+  "refresh-token": "CONFORMANCE_REFRESH_TOKEN",
+  kinds: "CONFORMANCE_KINDS",
+  config: "CONFORMANCE_CONFIG",
+};
+
+/** The settings the suite needs to check the project's own mock, everything included. */
+export function ownMockSettings(url: string, refreshToken: string): Record<string, string> {
+  return {
+    CONFORMANCE_REFRESH_TOKEN: refreshToken,
+    CONFORMANCE_BASE_URL: url,
+    CONFORMANCE_API_VERSION: "1",
+    CONFORMANCE_DATABASE: "DEMO",
+    CONFORMANCE_CLIENT_ID: "demo-client",
+    CONFORMANCE_CLIENT_SECRET: "demo-secret",
+    CONFORMANCE_REDIRECT_URI: "http://localhost:5173/callback",
+    CONFORMANCE_SCOPE: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
+    CONFORMANCE_USERNAME: "demo",
+    CONFORMANCE_PASSWORD: "demo",
+    CONFORMANCE_SECOND_CLIENT_ID: "second-client",
+    CONFORMANCE_SECOND_CLIENT_SECRET: "second-secret",
+    CONFORMANCE_SECOND_REDIRECT_URI: "http://localhost:5174/cb",
+    CONFORMANCE_PENDING_CLIENT_ID: "pending-client",
+    CONFORMANCE_PENDING_REDIRECT_URI: "http://localhost:5175/cb",
+    CONFORMANCE_FORBIDDEN_DATABASE: "OTHER",
+    CONFORMANCE_KINDS: "spec,oauth,assumption",
+  };
+}
+
+export const conformanceCommand: Command = {
+  summary: "run the conformance suite against an environment (default: the project's own mock)",
+  usage: `usage: bawa conformance [options] [-- playwright options]
+
+Checks an implementation of the Business Administration Web API rule by rule.
+Without a target (no --base-url, CONFORMANCE_BASE_URL or config file) it starts
+the project's own mock and checks it with every kind of check.
+
+Exit code 0 only when every selected check passed and every selected
+requirement has a check. Reports in reports/conformance/: matrix.html,
+matrix.md, summary.json, junit.xml, results.json, html/ (Playwright report).
+
+options (each also an environment variable):
+${Object.entries(FLAGS).map(([f, v]) => `  --${f.padEnd(15)} ${v}`).join("\n")}
+  --assumptions      also run assumption checks (CONFORMANCE_KINDS=spec,oauth,assumption)
+  --wait-for-expiry  CONFORMANCE_WAIT_FOR_EXPIRY=1
+  --grep <pattern>   only the checks whose title or requirement id matches (e.g. TOK-EXPIRY)
+  -h, --help         this text
+
+every setting:
+${VARIABLES.map(([n, m]) => `  ${n.padEnd(34)} ${m}`).join("\n")}
+
+Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
+  options: {
+    ...Object.fromEntries(Object.keys(FLAGS).map((f) => [f, { type: "string" as const }])),
+    assumptions: { type: "boolean" },
+    "wait-for-expiry": { type: "boolean" },
+    grep: { type: "string" },
+  },
+  positionals: true,
+  async run(values, positionals = []) {
+    const env: Record<string, string | undefined> = { ...process.env };
+    for (const [flag, variable] of Object.entries(FLAGS)) if (typeof values[flag] === "string") env[variable] = values[flag] as string;
+    if (values.assumptions) env.CONFORMANCE_KINDS = "spec,oauth,assumption";
+    if (values["wait-for-expiry"]) env.CONFORMANCE_WAIT_FOR_EXPIRY = "1";
+
+    let own: Listening | undefined;
+    if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
+      const mock = buildMock();
+      own = await listen(mock, { host: "127.0.0.1", port: 0 });
+      const generated = mock.handle({ method: "POST", url: "/__mock/refresh-tokens", headers: {}, body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })) });
+      const refreshToken = (JSON.parse(generated.body ?? "{}") as { refresh_token?: string }).refresh_token ?? "";
+      Object.assign(env, { ...ownMockSettings(own.url, refreshToken), ...(env.CONFORMANCE_KINDS ? { CONFORMANCE_KINDS: env.CONFORMANCE_KINDS } : {}) });
+      console.log(`bawa conformance: no target given; checking the project's own mock at ${own.url}`);
+    }
+    try {
+      let target;
+      try {
+        target = loadTarget(env);
+      } catch (err) {
+        if (err instanceof ConfigError) throw new UsageError(err.message);
+        throw err;
+      }
+      await reachable(target.baseUrl);
+      console.log(`bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`);
+      const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
+      const args = [cli, "test", "-c", resolve(PROJECT_ROOT, "conformance/playwright.config.ts"), ...(typeof values.grep === "string" ? ["--grep", values.grep] : []), ...positionals];
+      if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
+      const child = spawn(process.execPath, args, { stdio: "inherit", env, cwd: PROJECT_ROOT });
+      const stop = () => child.kill("SIGINT");
+      process.once("SIGINT", stop);
+      const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 130 : 1))));
+      process.off("SIGINT", stop);
+      return code === 0 ? 0 : 1;
+    } finally {
+      await own?.close();
+    }
+  },
+};
+
+/** Fails fast, with the address, when nothing answers there. */
+async function reachable(baseUrl: string): Promise<void> {
+  try {
+    await fetch(baseUrl, { method: "GET", signal: AbortSignal.timeout(10_000), redirect: "manual" });
+  } catch (err) {
+    throw new Error(`cannot reach the target at ${baseUrl}: ${String((err as Error).cause ?? (err as Error).message)}`);
+  }
+}
