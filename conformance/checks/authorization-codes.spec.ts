@@ -22,7 +22,7 @@ test("using a code twice revokes the access token issued from it", covers("OAUTH
   expect(res.status, "the first token after the code's reuse").toBe(401);
 });
 
-test("a code is bound to its client and redirect URI", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {
+test("a code is bound to its redirect URI", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {
   const client = needLogin(target);
   const wrongUri = await tokenRequest(api, target, {
     grant_type: "authorization_code",
@@ -31,6 +31,10 @@ test("a code is bound to its client and redirect URI", covers("OAUTH-CODE-BOUND"
     redirect_uri: `${client.redirectUri}/other`,
   });
   expect(wrongUri.json().error, "another redirect_uri").toBe("invalid_grant");
+});
+
+test("a code is bound to its client", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {
+  needLogin(target);
   need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
   const otherClient = await tokenRequest(api, target, {
     grant_type: "authorization_code",

@@ -39,7 +39,20 @@ export const noteClockAdvance = (seconds: number) => {
   clockAdvanced += seconds;
 };
 
-export const test = base.extend<object, WorkerFixtures>({
+export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
+  // Before every check: a target that stopped answering fails the check at once, saying so,
+  // instead of each check waiting out its own timeouts.
+  targetAnswers: [
+    async ({ target }, use) => {
+      try {
+        await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
+      } catch (err) {
+        throw new Error(`the target at ${target.baseUrl} does not answer (${String((err as Error).cause ?? (err as Error).message)}); is it running?`);
+      }
+      await use();
+    },
+    { auto: true },
+  ],
   target: [async ({}, use) => use(loadTarget()), { scope: "worker" }],
   contract: [
     async ({}, use) => {

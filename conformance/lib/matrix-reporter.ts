@@ -94,7 +94,7 @@ export default class MatrixReporter implements Reporter {
 function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filtered: boolean): Verdict {
   if (!kinds.includes(r.kind)) return "not selected";
   if (checks.length === 0) return filtered ? "not selected" : "uncovered";
-  if (checks.some((c) => c.status === "failed" || c.status === "timedOut" || c.status === "interrupted")) return "failed";
+  if (checks.some((c) => c.status === "failed" || c.status === "timedOut" || c.status === "interrupted" || c.status === "not run")) return "failed";
   if (checks.some((c) => c.status === "passed")) return "passed";
   return "skipped";
 }
@@ -109,7 +109,7 @@ function terminal(s: Summary, dir: string): string {
     `  ${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected`,
   ];
   for (const r of s.requirements.filter((r) => r.verdict === "failed" || r.verdict === "uncovered" || r.verdict === "skipped")) {
-    const why = r.verdict === "uncovered" ? "no check covers this requirement" : r.checks.find((c) => c.reason)?.reason ?? "";
+    const why = r.verdict === "uncovered" ? "no check covers this requirement" : (r.checks.find((c) => c.reason)?.reason ?? (r.checks.some((c) => c.status === "not run") ? "the run stopped before its checks ran" : ""));
     lines.push(`  ${ICON[r.verdict]} ${r.id} [${r.kind}] ${r.verdict}: ${why}`);
   }
   lines.push(`Verdict: ${s.verdict.toUpperCase()}. Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`);
@@ -148,7 +148,7 @@ function html(s: Summary): string {
     })
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Conformance matrix: ${esc(s.verdict)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.35rem;vertical-align:top;font-size:.9rem}ul{margin:0;padding-left:1rem}</style></head>
+<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.35rem;vertical-align:top;font-size:.9rem}ul{margin:0;padding-left:1rem}td:first-child,td:last-child{white-space:nowrap}</style></head>
 <body><h1>Conformance: requirements matrix — ${esc(s.verdict)}</h1>
 <p>Target <code>${esc(s.target)}</code>, kinds ${esc(s.kinds.join(", "))}, started ${esc(s.startedAt)}.
 ${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected.

@@ -106,14 +106,39 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       const child = spawn(process.execPath, args, { stdio: "inherit", env, cwd: PROJECT_ROOT });
       const stop = () => child.kill("SIGINT");
       process.once("SIGINT", stop);
+      const watchdog = watchTarget(target.baseUrl, (why) => {
+        console.error(`\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`);
+        stop();
+      });
       const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 130 : 1))));
+      clearInterval(watchdog);
       process.off("SIGINT", stop);
-      return code === 0 ? 0 : 1;
+      return code === 0 && !stopped.has(target.baseUrl) ? 0 : 1;
     } finally {
       await own?.close();
     }
   },
 };
+
+const stopped = new Set<string>();
+
+/** Calls `onDown` once when the target has not answered twice in a row (every 2 s). */
+function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Timeout {
+  let misses = 0;
+  const timer = setInterval(() => {
+    fetch(baseUrl, { redirect: "manual", signal: AbortSignal.timeout(3_000) }).then(
+      () => (misses = 0),
+      (err: Error) => {
+        if (++misses === 2 && !stopped.has(baseUrl)) {
+          stopped.add(baseUrl);
+          onDown(String(err.cause ?? err.message));
+        }
+      },
+    );
+  }, 2_000);
+  timer.unref();
+  return timer;
+}
 
 /** Fails fast, with the address, when nothing answers there. */
 async function reachable(baseUrl: string): Promise<void> {
