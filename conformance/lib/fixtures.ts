@@ -150,16 +150,19 @@ export async function throughScreens(
   const decide = page.locator(opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
   let loggedIn = false;
   let decided = false;
-  const deadline = Date.now() + 30_000;
-  while (!arrived() && Date.now() < deadline) {
+  // Give up when nothing to act on has appeared for 10 s: a target without screens fails fast.
+  let idleUntil = Date.now() + 10_000;
+  while (!arrived() && Date.now() < idleUntil) {
     if (!loggedIn && (await login.isVisible().catch(() => false))) {
       await login.fill(t.username!);
       await page.fill(t.selectors.password, t.password!);
       await page.click(t.selectors.submit);
       loggedIn = true;
+      idleUntil = Date.now() + 10_000;
     } else if (!decided && (await decide.isVisible().catch(() => false))) {
       await decide.click();
       decided = true;
+      idleUntil = Date.now() + 10_000;
     } else {
       await page.waitForTimeout(100);
     }

@@ -1,13 +1,20 @@
 // Writes the requirements matrix (Markdown and HTML) and a JSON summary, prints
 // a verdict per requirement, and fails the run when a selected requirement has
 // no check: a gap in the suite must never look like a pass.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "yaml";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import type { Kind } from "./config.ts";
 import { type Requirement, requirements, requirementTag } from "./requirements.ts";
 
-type Verdict = "passed" | "failed" | "skipped" | "uncovered" | "not selected";
+type Verdict = "passed" | "failed" | "skipped" | "uncovered" | "not selected" | "expected failure" | "unexpected pass";
+
+/** A known-results profile: requirements expected to fail on a given kind of target, with the reason. */
+interface Profile {
+  name: string;
+  expectedFailures: Record<string, string>;
+}
 
 interface CheckOutcome {
   title: string;
@@ -57,7 +64,8 @@ export default class MatrixReporter implements Reporter {
   onTestEnd(test: TestCase, result: TestResult): void {
     const annotations = [...test.annotations, ...(result.annotations ?? [])];
     const skip = annotations.find((a) => a.type === "skip")?.description;
-    const error = result.error?.message?.split("\n").find((l) => l.trim() !== "");
+    const lines = stripAnsi(result.error?.message ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
+    const error = lines.length ? [lines[0], ...lines.filter((l) => /^(Expected|Received)\b/.test(l))].join(" · ") : undefined;
     const reason = result.status === "skipped" ? skip : result.status === "passed" ? undefined : stripAnsi(error ?? result.status);
     this.#outcomes.set(test, { title: test.title, file: test.location.file.split(/[\\/]/).pop()!, status: result.status, ...(reason ? { reason } : {}) });
   }
@@ -66,14 +74,23 @@ export default class MatrixReporter implements Reporter {
     const kinds = (process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[];
     // A run narrowed with --grep checks coverage only of what it selected.
     const filtered = process.env.CONFORMANCE_FILTERED === "1";
+    const profile = process.env.CONFORMANCE_PROFILE ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile) : undefined;
     const rows: MatrixRow[] = [...requirements().values()].map((r) => {
       const tests = this.#tests.get(requirementTag(r.id)) ?? [];
       const checks = tests.map((t) => this.#outcomes.get(t) ?? { title: t.title, file: t.location.file.split(/[\\/]/).pop()!, status: "not run" as const });
-      return { ...r, checks, verdict: verdictOf(r, checks, kinds, filtered) };
+      let verdict = verdictOf(r, checks, kinds, filtered);
+      const expected = profile?.expectedFailures[r.id];
+      if (expected !== undefined) {
+        if (verdict === "failed") verdict = "expected failure";
+        else if (verdict === "passed") verdict = "unexpected pass";
+        for (const c of checks) if (c.status !== "passed" && c.status !== "skipped") c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
+      }
+      return { ...r, checks, verdict };
     });
-    const totals = { passed: 0, failed: 0, skipped: 0, uncovered: 0, "not selected": 0 } as Record<Verdict, number>;
+    const totals = { passed: 0, failed: 0, skipped: 0, uncovered: 0, "not selected": 0, "expected failure": 0, "unexpected pass": 0 } as Record<Verdict, number>;
     for (const row of rows) totals[row.verdict]++;
-    const failed = result.status !== "passed" || totals.failed > 0 || totals.uncovered > 0;
+    // With a profile, Playwright's own status counts the expected failures; the matrix decides.
+    const failed = (profile ? result.status === "interrupted" || result.status === "timedout" : result.status !== "passed") || totals.failed > 0 || totals.uncovered > 0 || totals["unexpected pass"] > 0;
     const summary: Summary = {
       target: process.env.CONFORMANCE_BASE_URL ?? "(not set)",
       kinds,
@@ -87,6 +104,7 @@ export default class MatrixReporter implements Reporter {
     writeFileSync(join(this.#outputDir, "matrix.md"), markdown(summary));
     writeFileSync(join(this.#outputDir, "matrix.html"), html(summary));
     console.log(terminal(summary, this.#outputDir));
+    if (profile) return { status: failed ? "failed" : "passed" };
     return failed && result.status === "passed" ? { status: "failed" } : undefined;
   }
 }
@@ -100,7 +118,7 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
 }
 
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "");
-const ICON: Record<Verdict, string> = { passed: "✔", failed: "✘", skipped: "–", uncovered: "✘", "not selected": "·" };
+const ICON: Record<Verdict, string> = { passed: "✔", failed: "✘", skipped: "–", uncovered: "✘", "not selected": "·", "expected failure": "○", "unexpected pass": "✘" };
 
 function terminal(s: Summary, dir: string): string {
   const lines = [
@@ -108,8 +126,11 @@ function terminal(s: Summary, dir: string): string {
     `Requirements (${s.kinds.join(", ")}) against ${s.target}:`,
     `  ${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected`,
   ];
-  for (const r of s.requirements.filter((r) => r.verdict === "failed" || r.verdict === "uncovered" || r.verdict === "skipped")) {
-    const why = r.verdict === "uncovered" ? "no check covers this requirement" : (r.checks.find((c) => c.reason)?.reason ?? (r.checks.some((c) => c.status === "not run") ? "the run stopped before its checks ran" : ""));
+  if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
+    lines.push(`  profile: ${s.totals["expected failure"]} expected failures, ${s.totals["unexpected pass"]} unexpected passes (update the profile when a limitation is gone)`);
+  }
+  for (const r of s.requirements.filter((r) => r.verdict === "failed" || r.verdict === "uncovered" || r.verdict === "skipped" || r.verdict === "unexpected pass")) {
+    const why = r.verdict === "uncovered" ? "no check covers this requirement" : r.verdict === "unexpected pass" ? "listed as an expected failure in the profile, but passed" : (r.checks.find((c) => c.reason)?.reason ?? (r.checks.some((c) => c.status === "not run") ? "the run stopped before its checks ran" : ""));
     lines.push(`  ${ICON[r.verdict]} ${r.id} [${r.kind}] ${r.verdict}: ${why}`);
   }
   lines.push(`Verdict: ${s.verdict.toUpperCase()}. Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`);
@@ -138,7 +159,7 @@ function markdown(s: Summary): string {
 }
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-const COLOR: Record<Verdict, string> = { passed: "#e6f4ea", failed: "#fce8e6", skipped: "#fef7e0", uncovered: "#fce8e6", "not selected": "#f1f3f4" };
+const COLOR: Record<Verdict, string> = { passed: "#e6f4ea", failed: "#fce8e6", skipped: "#fef7e0", uncovered: "#fce8e6", "not selected": "#f1f3f4", "expected failure": "#eef3fd", "unexpected pass": "#fce8e6" };
 
 function html(s: Summary): string {
   const rows = s.requirements

@@ -1,11 +1,13 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { type AddressInfo, createServer } from "node:net";
 import { resolve } from "node:path";
 import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
 import { buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/server.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type Command, UsageError } from "./options.ts";
+import { startPrism } from "./prism.ts";
 
 const FLAGS: Record<string, string> = {
   "base-url": "CONFORMANCE_BASE_URL",
@@ -62,6 +64,8 @@ ${Object.entries(FLAGS).map(([f, v]) => `  --${f.padEnd(15)} ${v}`).join("\n")}
   --assumptions      also run assumption checks (CONFORMANCE_KINDS=spec,oauth,assumption)
   --wait-for-expiry  CONFORMANCE_WAIT_FOR_EXPIRY=1
   --grep <pattern>   only the checks whose title or requirement id matches (e.g. TOK-EXPIRY)
+  --profile prism    start Prism on the contract and check it against its known results
+                     (conformance/profiles/prism.yaml: the failures a stateless mock must show)
   -h, --help         this text
 
 every setting:
@@ -73,6 +77,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     assumptions: { type: "boolean" },
     "wait-for-expiry": { type: "boolean" },
     grep: { type: "string" },
+    profile: { type: "string" },
   },
   positionals: true,
   async run(values, positionals = []) {
@@ -82,7 +87,18 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     if (values["wait-for-expiry"]) env.CONFORMANCE_WAIT_FOR_EXPIRY = "1";
 
     let own: Listening | undefined;
-    if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
+    let prism: ReturnType<typeof startPrism> | undefined;
+    if (values.profile !== undefined) {
+      if (values.profile !== "prism") throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
+      const port = await freePort();
+      prism = startPrism({ host: "127.0.0.1", port, versions: ["1"], output: "pipe" });
+      await prism.ready;
+      Object.assign(env, ownMockSettings(prism.url, "prism-refresh-token"), {
+        CONFORMANCE_KINDS: "spec,oauth",
+        CONFORMANCE_PROFILE: resolve(PROJECT_ROOT, "conformance/profiles/prism.yaml"),
+      });
+      console.log(`bawa conformance: checking Prism at ${prism.url} against its known results`);
+    } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
       const mock = buildMock();
       own = await listen(mock, { host: "127.0.0.1", port: 0 });
       const generated = mock.handle({ method: "POST", url: "/__mock/refresh-tokens", headers: {}, body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })) });
@@ -116,11 +132,22 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       return code === 0 && !stopped.has(target.baseUrl) ? 0 : 1;
     } finally {
       await own?.close();
+      prism?.child.kill("SIGTERM");
     }
   },
 };
 
 const stopped = new Set<string>();
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+    server.on("error", fail);
+  });
+}
 
 /** Calls `onDown` once when the target has not answered twice in a row (every 2 s). */
 function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Timeout {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -34,22 +34,51 @@ options (flag, else environment variable, else default):
     const host = setting(values, "host", "BAWA_PRISM_HOST", "127.0.0.1");
     const port = portSetting(values, "port", "BAWA_PRISM_PORT", 4011);
     const versions = versionsSetting(values);
-    const contract = compileContract();
-    const seed = loadSeed(contract, resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR)));
-    const dir = mkdtempSync(join(tmpdir(), "bawa-prism-"));
-    const file = join(dir, "openapi.prism.yaml");
-    writeFileSync(file, stringify(prismDocument(contract.doc, seed.customers, versions, DEFAULT_CONFIG.scope), { aliasDuplicateObjects: false }));
-
-    const prism = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
-    const args = [prism, "mock", file, "--host", host, "--port", String(port), "--errors", "false"];
-    if (values.dynamic) args.push("--dynamic");
-    console.log(`bawa prism: serving ${versions.map((v) => `/v${v}, /V${v}`).join(", ")} on http://${host}:${port} (Prism, stateless)`);
-    const child = spawn(process.execPath, args, { stdio: "inherit" });
-    const stop = () => child.kill("SIGTERM");
+    const prism = startPrism({ host, port, versions, seedDir: resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR)), dynamic: values.dynamic === true, output: "inherit" });
+    console.log(`bawa prism: serving ${versions.map((v) => `/v${v}, /V${v}`).join(", ")} on ${prism.url} (Prism, stateless)`);
+    const stop = () => prism.child.kill("SIGTERM");
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-    const code = await new Promise<number>((done) => child.on("exit", (c) => done(c ?? 1)));
-    rmSync(dir, { recursive: true, force: true });
+    const code = await prism.exited;
     return code === 0 || code === 143 ? 0 : code;
   },
 };
+
+export interface RunningPrism {
+  url: string;
+  child: ChildProcess;
+  /** Resolves, once Prism says it listens, to nothing; rejects with its output when it exits first. */
+  ready: Promise<void>;
+  exited: Promise<number>;
+}
+
+/** Starts Prism on the contract with versioned paths and the seed's examples. */
+export function startPrism(opts: { host: string; port: number; versions: readonly string[]; seedDir?: string; dynamic?: boolean; output?: "inherit" | "pipe" }): RunningPrism {
+  const contract = compileContract();
+  const seed = loadSeed(contract, opts.seedDir ?? DEFAULT_SEED_DIR);
+  const dir = mkdtempSync(join(tmpdir(), "bawa-prism-"));
+  const file = join(dir, "openapi.prism.yaml");
+  writeFileSync(file, stringify(prismDocument(contract.doc, seed.customers, opts.versions, DEFAULT_CONFIG.scope), { aliasDuplicateObjects: false }));
+  const prism = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
+  const args = [prism, "mock", file, "--host", opts.host, "--port", String(opts.port), "--errors", "false"];
+  if (opts.dynamic) args.push("--dynamic");
+  const child = spawn(process.execPath, args, { stdio: opts.output === "pipe" ? ["ignore", "pipe", "pipe"] : "inherit" });
+  const exited = new Promise<number>((done) =>
+    child.on("exit", (c) => {
+      rmSync(dir, { recursive: true, force: true });
+      done(c ?? 1);
+    }),
+  );
+  let output = "";
+  const ready = new Promise<void>((done, fail) => {
+    if (opts.output !== "pipe") return done();
+    const onData = (d: Buffer) => {
+      output += d;
+      if (/Prism is listening/.test(output)) done();
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    void exited.then((c) => fail(new Error(`Prism exited with ${c} before listening: ${output.slice(-500)}`)));
+  });
+  return { url: `http://${opts.host}:${opts.port}`, child, ready, exited };
+}
