@@ -1,6 +1,6 @@
 // The customer resource: pure handlers of (request, state, clock).
 import type { Problem } from "../../contract/index.ts";
-import { checkBearer, challenge } from "./bearer.ts";
+import { challenge, checkBearer, REALM } from "./bearer.ts";
 import { answer, decodeBody, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
 import type { Handler, RoutedRequest } from "./router.ts";
@@ -18,12 +18,12 @@ function withDatabase(next: (req: RoutedRequest, db: string) => MockResponse): H
     const db = req.params.database_id ?? "";
     if (db.trim() === "") {
       return problem(ctx.contract, req.format, 401, "No database is given: put the database id after /api/.", [], {
-        "www-authenticate": `Bearer realm="bawa"`,
+        "www-authenticate": challenge({ kind: "missing" }),
       });
     }
     if (!bearer.grant.databases.includes(db)) {
       return problem(ctx.contract, req.format, 401, `The user of this token may not use database ${db}.`, [], {
-        "www-authenticate": `Bearer realm="bawa", error="insufficient_scope", error_description="no access to database ${db.replace(/["\\]/g, "'")}"`,
+        "www-authenticate": `Bearer realm="${REALM}", error="insufficient_scope", error_description="no access to database ${db.replace(/["\\]/g, "'")}"`,
       });
     }
     return next(req, db);
