@@ -3,7 +3,9 @@ import { clientParams, codeFlow, covers, expect, needLogin, test, throughScreens
 
 test("login screen, permission screen, then a redirect with the code", covers("AUTHZ-SCREENS", "AUTHZ-CODE-REDIRECT"), async ({ page, target }) => {
   const client = needLogin(target);
-  const landed = await throughScreens(page, target, { responseType: "code" });
+  const seen = { login: false, permission: false };
+  const landed = await throughScreens(page, target, { responseType: "code", seen });
+  expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
   expect(`${landed.origin}${landed.pathname}`).toBe(new URL(client.redirectUri).origin + new URL(client.redirectUri).pathname);
   expect(landed.searchParams.get("code"), `no code in ${landed.href}`).toBeTruthy();
   expect(landed.hash).toBe("");

@@ -7,7 +7,9 @@ const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 
 test("the token arrives in the fragment with token_type, access_token, scope and expires_in", covers("AUTHZ-TOKEN-REDIRECT", "AUTHZ-SCREENS"), async ({ page, target }) => {
   needLogin(target);
-  const f = fragmentOf(await throughScreens(page, target, { responseType: "token" }));
+  const seen = { login: false, permission: false };
+  const f = fragmentOf(await throughScreens(page, target, { responseType: "token", seen }));
+  expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
   expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
   expect(f.get("access_token")).toBeTruthy();
   expect(f.get("scope")).toBe(target.scope);

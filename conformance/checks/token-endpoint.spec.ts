@@ -50,3 +50,23 @@ test("token errors use the codes of RFC 6749 5.2", covers("OAUTH-TOKEN-ERRORS"),
   const get = await send(api, "GET", `${target.baseUrl}/v${target.apiVersion}/OAuth/Token`);
   expect(get.status, "GET /OAuth/Token").not.toBe(200);
 });
+
+/** The most bits a token of this length and alphabet can carry. */
+export function maxEntropyBits(token: string): number {
+  const alphabet = /^[0-9]+$/.test(token) ? 10 : /^[0-9a-f]+$/i.test(token) ? 16 : /^[A-Za-z0-9]+$/.test(token) ? 62 : 64;
+  return token.length * Math.log2(alphabet);
+}
+
+test("codes and tokens can carry 128 bits and never repeat", covers("OAUTH-TOKEN-ENTROPY"), async ({ api, page, target }) => {
+  const client = needLogin(target);
+  const seen: Array<[kind: string, value: string]> = [];
+  for (let i = 0; i < 3; i++) {
+    await page.context().clearCookies();
+    const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+    const tokens = (await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })).json();
+    seen.push(["code", code], ["access_token", tokens.access_token], ["refresh_token", tokens.refresh_token]);
+  }
+  const weak = seen.filter(([, v]) => maxEntropyBits(v) < 128 || /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/i.test(v));
+  expect(weak.map(([k, v]) => `${k} ${v} (at most ${Math.floor(maxEntropyBits(v))} bits)`), "too short to carry 128 random bits").toEqual([]);
+  expect(new Set(seen.map(([, v]) => v)).size, "a value repeated").toBe(seen.length);
+});

@@ -139,7 +139,7 @@ export const tokenUrl = (t: Target) => `${apiBase(t)}/OAuth/Token`;
 export async function throughScreens(
   page: Page,
   t: Target,
-  opts: { client?: Client; responseType: "code" | "token"; state?: string; decision?: "allow" | "deny" },
+  opts: { client?: Client; responseType: "code" | "token"; state?: string; decision?: "allow" | "deny"; seen?: { login: boolean; permission: boolean } },
 ): Promise<URL> {
   const client = opts.client ?? t.client!;
   await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>redirect caught by the conformance suite</p>" }));
@@ -167,6 +167,7 @@ export async function throughScreens(
       await page.waitForTimeout(100);
     }
   }
+  if (opts.seen) Object.assign(opts.seen, { login: loggedIn, permission: decided });
   if (!arrived()) {
     throw new Error(`the browser did not arrive at ${client.redirectUri}; it is at ${page.url()} (${loggedIn ? "logged in" : "no login screen found"}, ${decided ? "decided" : "no permission screen found"}: check the selectors, user and password)`);
   }

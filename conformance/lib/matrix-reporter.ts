@@ -42,9 +42,11 @@ export default class MatrixReporter implements Reporter {
   #tests = new Map<string, TestCase[]>();
   #outcomes = new Map<TestCase, CheckOutcome>();
   #startedAt = new Date();
+  #quiet: boolean;
 
-  constructor(options: { outputDir?: string } = {}) {
+  constructor(options: { outputDir?: string; quiet?: boolean } = {}) {
     this.#outputDir = options.outputDir ?? "reports/conformance";
+    this.#quiet = options.quiet ?? false;
   }
 
   printsToStdio(): boolean {
@@ -65,7 +67,7 @@ export default class MatrixReporter implements Reporter {
     const annotations = [...test.annotations, ...(result.annotations ?? [])];
     const skip = annotations.find((a) => a.type === "skip")?.description;
     const lines = stripAnsi(result.error?.message ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
-    const error = lines.length ? [lines[0], ...lines.filter((l) => /^(Expected|Received)\b/.test(l))].join(" · ") : undefined;
+    const error = lines.length ? [lines[0], ...lines.filter((l) => /^(Expected|Received|Counterexample|Replay)\b/.test(l))].join(" · ") : undefined;
     const reason = result.status === "skipped" ? skip : result.status === "passed" ? undefined : stripAnsi(error ?? result.status);
     this.#outcomes.set(test, { title: test.title, file: test.location.file.split(/[\\/]/).pop()!, status: result.status, ...(reason ? { reason } : {}) });
   }
@@ -103,7 +105,7 @@ export default class MatrixReporter implements Reporter {
     writeFileSync(join(this.#outputDir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
     writeFileSync(join(this.#outputDir, "matrix.md"), markdown(summary));
     writeFileSync(join(this.#outputDir, "matrix.html"), html(summary));
-    console.log(terminal(summary, this.#outputDir));
+    if (!this.#quiet) console.log(terminal(summary, this.#outputDir));
     if (profile) return { status: failed ? "failed" : "passed" };
     return failed && result.status === "passed" ? { status: "failed" } : undefined;
   }

@@ -2,6 +2,7 @@
 // 1 the job failed, 2 the command line was wrong.
 import { parseArgs } from "node:util";
 import { conformanceCommand } from "./conformance.ts";
+import { faultsCommand } from "./faults.ts";
 import { mockCommand } from "./mock.ts";
 import { activateCommand, refreshTokenCommand } from "./operator.ts";
 import { type Command, UsageError } from "./options.ts";
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, Command> = {
   conformance: conformanceCommand,
   mock: mockCommand,
   prism: prismCommand,
+  faults: faultsCommand,
   activate: activateCommand,
   "refresh-token": refreshTokenCommand,
 };

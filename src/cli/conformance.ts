@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { type AddressInfo, createServer } from "node:net";
 import { resolve } from "node:path";
 import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
-import { buildMock } from "../mock/index.ts";
+import { type BawaMock, buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/server.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type Command, UsageError } from "./options.ts";
@@ -101,9 +101,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
       const mock = buildMock();
       own = await listen(mock, { host: "127.0.0.1", port: 0 });
-      const generated = mock.handle({ method: "POST", url: "/__mock/refresh-tokens", headers: {}, body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })) });
-      const refreshToken = (JSON.parse(generated.body ?? "{}") as { refresh_token?: string }).refresh_token ?? "";
-      Object.assign(env, { ...ownMockSettings(own.url, refreshToken), ...(env.CONFORMANCE_KINDS ? { CONFORMANCE_KINDS: env.CONFORMANCE_KINDS } : {}) });
+      Object.assign(env, { ...ownMockSettings(own.url, backgroundRefreshToken(mock)), ...(env.CONFORMANCE_KINDS ? { CONFORMANCE_KINDS: env.CONFORMANCE_KINDS } : {}) });
       console.log(`bawa conformance: no target given; checking the project's own mock at ${own.url}`);
     }
     try {
@@ -116,10 +114,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       }
       await reachable(target.baseUrl);
       console.log(`bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`);
-      const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
-      const args = [cli, "test", "-c", resolve(PROJECT_ROOT, "conformance/playwright.config.ts"), ...(typeof values.grep === "string" ? ["--grep", values.grep] : []), ...positionals];
       if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
-      const child = spawn(process.execPath, args, { stdio: "inherit", env, cwd: PROJECT_ROOT });
+      const child = spawnSuite(env, [...(typeof values.grep === "string" ? ["--grep", values.grep] : []), ...positionals], "inherit");
       const stop = () => child.kill("SIGINT");
       process.once("SIGINT", stop);
       const watchdog = watchTarget(target.baseUrl, (why) => {
@@ -136,6 +132,20 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     }
   },
 };
+
+/** Starts Playwright on the suite with the given settings. */
+export function spawnSuite(env: Record<string, string | undefined>, args: string[], stdio: "inherit" | "ignore"): ChildProcess {
+  const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
+  return spawn(process.execPath, [cli, "test", "-c", resolve(PROJECT_ROOT, "conformance/playwright.config.ts"), ...args], { stdio, env, cwd: PROJECT_ROOT });
+}
+
+/** A refresh token of the mock's background user for demo-client, from its generator. */
+export function backgroundRefreshToken(mock: BawaMock): string {
+  const generated = mock.handle({ method: "POST", url: "/__mock/refresh-tokens", headers: {}, body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })) });
+  const token = (JSON.parse(generated.body ?? "{}") as { refresh_token?: string }).refresh_token;
+  if (!token) throw new Error(`the mock's refresh-token generator failed: ${generated.status} ${generated.body}`);
+  return token;
+}
 
 const stopped = new Set<string>();
 

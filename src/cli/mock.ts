@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { buildMock } from "../mock/index.ts";
 import { listen } from "../mock/node/server.ts";
+import { type Fault, FAULTS, faultsNamed } from "../mock/faults/faults.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
 
@@ -19,13 +20,30 @@ options (flag, else environment variable, else default):
   --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
   --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
   --quiet                             no request log
+  --faults <list>                     break rules on purpose, to test a conformance suite
+                                      (command line only; --list-faults names them)
+  --list-faults                       print the fault switches and the rules each breaks
   -h, --help                          this text`,
   options: {
     ...SERVER_OPTIONS,
     scope: { type: "string" },
     quiet: { type: "boolean" },
+    faults: { type: "string" },
+    "list-faults": { type: "boolean" },
   },
   async run(values) {
+    if (values["list-faults"]) {
+      for (const f of FAULTS) console.log(`${f.name.padEnd(32)} breaks ${f.breaks.join(", ")}: ${f.what}`);
+      return;
+    }
+    let faults: Fault[] = [];
+    if (typeof values.faults === "string") {
+      try {
+        faults = faultsNamed(values.faults);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    }
     const host = setting(values, "host", "BAWA_HOST", "127.0.0.1");
     const port = portSetting(values, "port", "BAWA_PORT", 4010);
     const versions = versionsSetting(values);
@@ -36,7 +54,7 @@ options (flag, else environment variable, else default):
     const seedDir = resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR));
 
     const started = performance.now();
-    const mock = buildMock({ seedDir, config: { versions, scope } });
+    const mock = buildMock({ seedDir, config: { versions, scope }, faults });
     const app = values.quiet ? mock : withLog(mock);
     let listening;
     try {
@@ -55,6 +73,9 @@ options (flag, else environment variable, else default):
   apps:       ${mock.registry.applications().map((a) => `${a.clientId} (${a.status})`).join(", ")}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock
 Ctrl-C stops it.`);
+    if (faults.length > 0) {
+      console.log(`\n!!! FAULTS ON: ${faults.map((f) => f.name).join(", ")}. This mock breaks the rules on purpose; every answer carries X-Bawa-Faults. Do not build against it.\n`);
+    }
 
     await new Promise<void>((done) => {
       const stop = () => void listening.close().then(done);

@@ -7,6 +7,7 @@ import { portalRoutes } from "./core/oauth/portal.ts";
 import { createAuthorizationServer } from "./core/oauth/server.ts";
 import { TokenStore } from "./core/oauth/tokens.ts";
 import type { MockConfig } from "./core/router.ts";
+import { applyFaults, type Fault, type FaultBuild } from "./faults/faults.ts";
 import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
 
 export interface BawaMock extends Mock {
@@ -15,6 +16,8 @@ export interface BawaMock extends Mock {
 }
 
 export interface BuildOptions {
+  /** Rules to break on purpose (src/mock/faults/); empty in normal use. */
+  faults?: readonly Fault[];
   seedDir?: string;
   config?: Partial<MockConfig>;
   contract?: CompiledContract;
@@ -26,8 +29,12 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
   const contract = options.contract ?? compileContract();
   const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR);
   const registry = new Registry(seed.oauth);
-  const tokens = new TokenStore();
-  const authorization = createAuthorizationServer(registry, tokens);
+  const build: FaultBuild = Object.assign({}, ...(options.faults ?? []).map((f) => f.build ?? {}));
+  const tokens = new TokenStore({
+    ...(build.codeSeconds !== undefined ? { codeSeconds: build.codeSeconds } : {}),
+    ...(build.secretBytes !== undefined ? { secretBytes: build.secretBytes } : {}),
+  });
+  const authorization = createAuthorizationServer(registry, tokens, build.checkCsrf === false ? { checkCsrf: false } : {});
   const mock = createMock({
     routes: authorization.routes,
     rootRoutes: portalRoutes(registry, tokens),
@@ -41,5 +48,6 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
       authorization.reset();
     },
   });
-  return { ...mock, registry, tokens };
+  const whole: BawaMock = { ...mock, registry, tokens };
+  return options.faults?.length ? { ...whole, handle: applyFaults(whole, options.faults) } : whole;
 }

@@ -31,7 +31,13 @@ export interface AuthorizationServer {
   reset(): void;
 }
 
-export function createAuthorizationServer(registry: Registry, tokens: TokenStore): AuthorizationServer {
+export interface AuthorizationServerOptions {
+  /** Refuse form posts that lack the browser's cookie and the form's token (off only as a fault). */
+  checkCsrf?: boolean;
+}
+
+export function createAuthorizationServer(registry: Registry, tokens: TokenStore, options: AuthorizationServerOptions = {}): AuthorizationServer {
+  const checkCsrf = options.checkCsrf ?? true;
   const pending = new Map<string, PendingAuthorization>();
 
   const authorize = (req: RoutedRequest): MockResponse => {
@@ -86,7 +92,7 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     if (!p || !app || p.expiresAt <= req.ctx.clock.now()) {
       return { ok: false, response: errorScreen(400, "This authorization request is unknown or expired. Start again from the application.") };
     }
-    if (cookie(req, BROWSER_COOKIE) !== p.browserKey || (post && !sameSecret(single(params, "csrf"), p.csrf))) {
+    if (checkCsrf && (cookie(req, BROWSER_COOKIE) !== p.browserKey || (post && !sameSecret(single(params, "csrf"), p.csrf)))) {
       return { ok: false, response: errorScreen(400, "This form was not sent from the page this server showed (CSRF protection). Start again from the application.") };
     }
     return { ok: true, p, app };

@@ -7,7 +7,14 @@ export const ACCESS_TOKEN_SECONDS = 7200;
 export const CODE_SECONDS = 300; // A-CODE-LIFETIME
 
 /** 256 random bits, base64url (A-TOKEN-FORMAT; RFC 6749 10.10 asks for at least 128). */
-export const newSecret = () => randomBytes(32).toString("base64url");
+export const newSecret = (bytes = 32) => randomBytes(bytes).toString("base64url");
+
+export interface TokenStoreOptions {
+  /** Lifetime of authorization codes (A-CODE-LIFETIME). */
+  codeSeconds?: number;
+  /** Random bytes per code and token. */
+  secretBytes?: number;
+}
 
 interface Code {
   clientId: string;
@@ -48,9 +55,16 @@ export interface Issued {
 }
 
 export class TokenStore implements TokenVerifier {
+  readonly #codeSeconds: number;
+  readonly #secretBytes: number;
   #codes = new Map<string, Code>();
   #access = new Map<string, AccessToken>();
   #refresh = new Map<string, RefreshToken>();
+
+  constructor(options: TokenStoreOptions = {}) {
+    this.#codeSeconds = options.codeSeconds ?? CODE_SECONDS;
+    this.#secretBytes = options.secretBytes ?? 32;
+  }
 
   clear(): void {
     this.#codes.clear();
@@ -67,20 +81,20 @@ export class TokenStore implements TokenVerifier {
   }
 
   issueAccessToken(input: IssueInput, now: number): Issued {
-    const accessToken = newSecret();
+    const accessToken = newSecret(this.#secretBytes);
     this.#access.set(accessToken, { ...input, expiresAt: now + ACCESS_TOKEN_SECONDS * 1000, revoked: false });
     return { accessToken, expiresIn: ACCESS_TOKEN_SECONDS };
   }
 
   issueRefreshToken(input: IssueInput): string {
-    const token = newSecret();
+    const token = newSecret(this.#secretBytes);
     this.#refresh.set(token, { ...input, revoked: false });
     return token;
   }
 
   issueCode(input: IssueInput & { redirectUri: string }, now: number): string {
-    const code = newSecret();
-    this.#codes.set(code, { ...input, expiresAt: now + CODE_SECONDS * 1000, used: false, issued: [] });
+    const code = newSecret(this.#secretBytes);
+    this.#codes.set(code, { ...input, expiresAt: now + this.#codeSeconds * 1000, used: false, issued: [] });
     return code;
   }
 
@@ -103,6 +117,18 @@ export class TokenStore implements TokenVerifier {
     c.used = true;
     const { user, databases, scope } = c;
     return { ok: true, grant: { clientId, user, databases, scope }, record: (tokens) => c.issued.push(...tokens) };
+  }
+
+  /** To whom and where a code was issued, without using it. */
+  peekCode(code: string): { clientId: string; redirectUri: string } | undefined {
+    const c = this.#codes.get(code);
+    return c && { clientId: c.clientId, redirectUri: c.redirectUri };
+  }
+
+  /** The client a refresh token was issued to, without using it. */
+  peekRefresh(token: string): { clientId: string } | undefined {
+    const r = this.#refresh.get(token);
+    return r && { clientId: r.clientId };
   }
 
   /** The grant of a refresh token, when it is valid and belongs to the client. */

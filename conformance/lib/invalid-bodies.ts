@@ -1,0 +1,101 @@
+// Invalid request bodies, generated from the contract's request schema with
+// fast-check. The seed is fixed in CI (and by CONFORMANCE_SEED), so a failing
+// case can be replayed exactly.
+import fc from "fast-check";
+import { XMLValidator } from "fast-xml-parser";
+import type { JsonSchema, OpenApiDocument } from "../../src/contract/index.ts";
+
+export const SEED = Number(process.env.CONFORMANCE_SEED ?? (process.env.CI ? 20261121 : Date.now() % 2 ** 31));
+export const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 40);
+
+type Schema = JsonSchema & { $ref?: string; type?: string | string[]; pattern?: string; properties?: Record<string, Schema> };
+
+/** The request schema's properties with their allowed JSON types and patterns, read from the contract. */
+export function requestProperties(doc: OpenApiDocument): Array<{ name: string; types: string[]; pattern?: RegExp }> {
+  const schemas = doc.components.schemas as Record<string, Schema>;
+  const deref = (s: Schema): Schema => {
+    if (!s.$ref) return s;
+    const { $ref, ...siblings } = s;
+    return { ...deref(schemas[$ref.split("/").pop()!]!), ...siblings };
+  };
+  return Object.entries(schemas.CustomerRequest!.properties!).map(([name, raw]) => {
+    const s = deref(raw);
+    return { name, types: [s.type].flat().filter((t): t is string => typeof t === "string"), ...(s.pattern ? { pattern: new RegExp(s.pattern) } : {}) };
+  });
+}
+
+const fits = (v: unknown, types: string[]) =>
+  (v === null && types.includes("null")) ||
+  (typeof v === "boolean" && types.includes("boolean")) ||
+  (typeof v === "string" && types.includes("string")) ||
+  (typeof v === "number" && (types.includes("number") || (types.includes("integer") && Number.isInteger(v)))) ||
+  (Array.isArray(v) && types.includes("array")) ||
+  (typeof v === "object" && v !== null && !Array.isArray(v) && types.includes("object"));
+
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 2 }),
+);
+
+/** A valid body with one property replaced by a value of a type the contract does not allow there. */
+export function wrongTypeBodies(doc: OpenApiDocument, valid: Record<string, unknown>) {
+  const props = requestProperties(doc);
+  return fc
+    .constantFrom(...props)
+    .chain((p) => anyValue.filter((v) => !fits(v, p.types)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })));
+}
+
+/** A valid body with a date field that is not month/day/year. */
+export function malformedDateBodies(doc: OpenApiDocument, valid: Record<string, unknown>) {
+  const dates = requestProperties(doc).filter((p) => p.pattern);
+  const bad = fc.oneof(
+    fc.date({ min: new Date("1900-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    fc.tuple(fc.integer({ min: 13, max: 99 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1900, max: 2100 })).map(([m, d, y]) => `${m}/${d}/${y}`),
+    fc.tuple(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1900, max: 2100 })).map(([d, m, y]) => `${d}-${m}-${y}`),
+    fc.string({ minLength: 1, maxLength: 12 }),
+  );
+  return fc.constantFrom(...dates).chain((p) => bad.filter((v) => !p.pattern!.test(v)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })));
+}
+
+/** JSON text of a valid body, cut short or with a stray character, that no longer parses. */
+export function malformedJson(valid: Record<string, unknown>) {
+  const text = JSON.stringify(valid);
+  return fc
+    .oneof(
+      fc.integer({ min: 1, max: text.length - 1 }).map((n) => text.slice(0, n)),
+      fc.tuple(fc.integer({ min: 0, max: text.length }), fc.constantFrom("{", "}", '"', ",", ":", "]", "\\")).map(([i, c]) => text.slice(0, i) + c + text.slice(i)),
+    )
+    .filter((t) => {
+      try {
+        JSON.parse(t);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+}
+
+/** XML of a valid body, cut short or with an unbalanced tag, that is no longer well-formed. */
+export function malformedXml(validXml: string) {
+  return fc
+    .oneof(
+      fc.integer({ min: 1, max: validXml.length - 1 }).map((n) => validXml.slice(0, n)),
+      fc.integer({ min: 0, max: validXml.length }).map((i) => `${validXml.slice(0, i)}<Broken>${validXml.slice(i)}`),
+    )
+    .filter((t) => XMLValidator.validate(t) !== true);
+}
+
+/** Runs a property; on failure says how to replay the case. */
+export async function assertProperty<T>(arb: fc.Arbitrary<T>, predicate: (v: T) => Promise<void>): Promise<void> {
+  try {
+    await fc.assert(fc.asyncProperty(arb, predicate), { seed: SEED, numRuns: RUNS, endOnFailure: false });
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new Error(`${message.split("\n").slice(0, 12).join("\n")}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES`);
+  }
+}
