@@ -95,7 +95,9 @@ export async function assertProperty<T>(arb: fc.Arbitrary<T>, predicate: (v: T) 
   try {
     await fc.assert(fc.asyncProperty(arb, predicate), { seed: SEED, numRuns: RUNS, endOnFailure: false });
   } catch (err) {
-    const message = (err as Error).message;
-    throw new Error(`${message.split("\n").slice(0, 12).join("\n")}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES`);
+    const message = (err as Error).message.split("\n").filter((l) => !/^(Hint|\s*$)/.test(l)).slice(0, 8).join("\n");
+    // fast-check keeps the failing assertion itself as the cause.
+    const cause = (err as Error & { cause?: Error }).cause?.message?.split("\n")[0];
+    throw new Error(`${cause ? `${cause}\n` : ""}${message}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES`);
   }
 }

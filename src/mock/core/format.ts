@@ -39,8 +39,21 @@ export function bodyFormat(contentType: string | undefined): Format | undefined 
   return type ? KNOWN[type] : undefined;
 }
 
+// Stored customers are never changed in place (PUT stores a new object), so
+// their encoded forms can be kept with them.
+const encoded = new WeakMap<object, Map<string, string>>();
+
 export function encode(contract: CompiledContract, format: Format, schemaName: string, value: unknown): string {
-  return format.kind === "json" ? JSON.stringify(value) : contract.xml.stringify(schemaName, value);
+  const key = `${format.kind}:${schemaName}`;
+  const cached = typeof value === "object" && value !== null ? encoded.get(value) : undefined;
+  const hit = cached?.get(key);
+  if (hit !== undefined) return hit;
+  const text = format.kind === "json" ? JSON.stringify(value) : contract.xml.stringify(schemaName, value);
+  if (typeof value === "object" && value !== null && schemaName === "Customer") {
+    if (cached) cached.set(key, text);
+    else encoded.set(value, new Map([[key, text]]));
+  }
+  return text;
 }
 
 export function answer(

@@ -21,7 +21,7 @@ export interface Listening {
 export function listen(app: Handle, options: { host: string; port: number; bodyLimit?: number }): Promise<Listening> {
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
   const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
-    void readBody(req, limit).then((body) => {
+    const respond = (body: Buffer | undefined | "too-large") => {
       const request: MockRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: flatHeaders(req), body: body === "too-large" ? undefined : body };
       const response = body === "too-large" ? app.tooLarge(request) : app.handle(request);
       const headers: Record<string, string> = { ...response.headers };
@@ -29,7 +29,14 @@ export function listen(app: Handle, options: { host: string; port: number; bodyL
       if (body === "too-large") headers.connection = "close";
       res.writeHead(response.status, headers);
       res.end(response.body);
-    });
+    };
+    // Most calls carry no body: answer them at once, without waiting for the stream's end.
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+      req.resume();
+      respond(undefined);
+    } else {
+      void readBody(req, limit).then(respond);
+    }
   });
   // A client that sends garbage gets a 400 from node itself; keep serving everyone else.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
@@ -59,10 +66,9 @@ export function listen(app: Handle, options: { host: string; port: number; bodyL
   });
 }
 
+/** Node joins repeated request headers itself; only set-cookie stays a list, which requests do not send. */
 function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(", ") : v;
-  return out;
+  return req.headers as Record<string, string | undefined>;
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined | "too-large"> {

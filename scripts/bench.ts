@@ -1,0 +1,193 @@
+#!/usr/bin/env -S npx tsx
+// `npm run bench`: our mock against Prism and a bare node:http server, on this
+// machine, with the same load generator (autocannon), on loopback only, each
+// run bounded in time. Prints a table and writes reports/bench.md and .json.
+// Figures, not tests: shared machines are noisy, so nothing here fails on speed.
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { createServer } from "node:net";
+import autocannon from "autocannon";
+import { PROJECT_ROOT } from "../src/paths.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
+const SEED_CUSTOMER = (JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/customers/DEMO.json"), "utf8")) as Array<Record<string, unknown>>)[0]!;
+
+interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  startMs: number;
+}
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+
+async function start(name: string, args: string[], probePath: string): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, args.map((a) => a.replace("{port}", String(port))), { stdio: "ignore" });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before answering`);
+    try {
+      await fetch(`${url}${probePath}`, { signal: AbortSignal.timeout(500) });
+      return { name, url, child, startMs: performance.now() - started };
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    if (performance.now() - started > 60_000) throw new Error(`${name} did not answer within 60 s`);
+  }
+}
+
+const stop = (s: Server) => new Promise<void>((done) => {
+  s.child.once("exit", () => done());
+  s.child.kill("SIGTERM");
+});
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(url: string, opts: { connections?: number; method?: string; headers?: Record<string, string>; body?: string; seconds?: number } = {}): Promise<Load> {
+  const r = await autocannon({
+    url,
+    connections: opts.connections ?? 50,
+    duration: opts.seconds ?? SECONDS,
+    method: (opts.method ?? "GET") as "GET",
+    headers: opts.headers ?? {},
+    ...(opts.body ? { body: opts.body } : {}),
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function ourToken(base: string): Promise<{ access: string; refresh: string }> {
+  const gen = await fetch(`${base}/__mock/refresh-tokens`, { method: "POST", body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }) });
+  const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;
+  const tok = await fetch(`${base}/v1/OAuth/Token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: refreshForm(refresh) });
+  return { access: ((await tok.json()) as { access_token: string }).access_token, refresh };
+}
+
+const refreshForm = (refresh: string) =>
+  new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh, client_id: "demo-client", client_secret: "demo-secret", redirect_uri: "http://localhost:5173/callback" }).toString();
+
+function seedDir(customers: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "bawa-bench-"));
+  cpSync(resolve(PROJECT_ROOT, "mock-data"), dir, { recursive: true });
+  const list = Array.from({ length: customers }, (_, i) => ({ ...SEED_CUSTOMER, CustomerId: String(100000 + i), OrganizationId: 1000 + i, Name: `Klant ${i}` }));
+  writeFileSync(join(dir, "customers/DEMO.json"), JSON.stringify(list));
+  return dir;
+}
+
+function rssMb(pid: number | undefined): number | undefined {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Row {
+  scenario: string;
+  bare?: Load;
+  prism?: Load;
+  ours?: Load;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const log = (s: string) => console.error(`bench: ${s}`);
+  const json = JSON.stringify(SEED_CUSTOMER);
+
+  log("starting bare node:http, Prism and bawa mock");
+  const bareScript = `require("http").createServer((q,s)=>{s.writeHead(200,{"content-type":"application/json"});s.end(${JSON.stringify(json)})}).listen({port},"127.0.0.1")`;
+  const bare = await start("bare node:http", ["-e", bareScript], "/");
+  const ours = await start("bawa mock", [BIN, "mock", "--port", "{port}", "--quiet"], "/__mock/clock");
+  const prism = await start("Prism", [BIN, "prism", "--port", "{port}"], "/v1/api/DEMO/CustomerInfoList");
+  const { access, refresh } = await ourToken(ours.url);
+  const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  try {
+    for (const [scenario, accept] of [["GET Customer/{id} JSON", "application/json"], ["GET Customer/{id} XML", "application/xml"]] as const) {
+      log(scenario);
+      const path = "/v1/api/DEMO/Customer/1001";
+      rows.push({
+        scenario,
+        ...(accept === "application/json" ? { bare: await load(`${bare.url}/`) } : {}),
+        prism: await load(`${prism.url}${path}`, { headers: { ...auth("x"), accept } }),
+        ours: await load(`${ours.url}${path}`, { headers: { ...auth(access), accept } }),
+      });
+    }
+    log("POST Customer");
+    const body = JSON.stringify({ ...SEED_CUSTOMER, CustomerId: "", Name: "Bench B.V." });
+    const post = { method: "POST", headers: { "content-type": "application/json" }, body };
+    rows.push({ scenario: "POST Customer", prism: await load(`${prism.url}/v1/api/DEMO/Customer`, { ...post, headers: { ...post.headers, ...auth("x") } }), ours: await load(`${ours.url}/v1/api/DEMO/Customer`, { ...post, headers: { ...post.headers, ...auth(access) } }) });
+    log("POST /OAuth/Token (refresh grant)");
+    const token = { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: refreshForm(refresh) };
+    rows.push({ scenario: "POST /OAuth/Token (refresh)", prism: await load(`${prism.url}/v1/OAuth/Token`, { ...token, body: refreshForm("prism") }), ours: await load(`${ours.url}/v1/OAuth/Token`, token) });
+  } finally {
+    await Promise.all([stop(bare), stop(prism), stop(ours)]);
+  }
+
+  const lists: Array<{ n: number; load: Load; ms: number; rss?: number }> = [];
+  for (const n of [100, 10_000, 100_000]) {
+    log(`GET CustomerInfoList with ${n} customers`);
+    const dir = seedDir(n);
+    const big = await start(`bawa mock (${n})`, [BIN, "mock", "--port", "{port}", "--quiet", "--seed", dir], "/__mock/clock");
+    const t = await ourToken(big.url);
+    const result = await load(`${big.url}/v1/api/DEMO/CustomerInfoList`, { headers: auth(t.access), connections: 10 });
+    lists.push({ n, load: result, ms: big.startMs, ...(rssMb(big.child.pid) !== undefined ? { rss: rssMb(big.child.pid)! } : {}) });
+    await stop(big);
+    rmSync(dir, { recursive: true, force: true });
+    rows.push({ scenario: `GET CustomerInfoList (${n.toLocaleString("en")})`, ours: result });
+  }
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;
+  const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}×` : "—");
+  const fmt = (l?: Load) => (l ? `${Math.round(l.rps).toLocaleString("en")} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx || l.errors ? `, ${l.non2xx} non-2xx, ${l.errors} errors` : ""}` : "—");
+  const get = rows[0]!;
+  const perItem = lists.map((l) => ({ n: l.n, usPerItem: (1e6 / l.load.rps / l.n) * 10 }));
+  const targets = [
+    ["GET Customer/{id}: ≥ 10× Prism", ratio(get.ours?.rps, get.prism?.rps), (get.ours?.rps ?? 0) >= 10 * (get.prism?.rps ?? Infinity)],
+    ["GET Customer/{id}: ≥ 50 % of bare node:http", ratio(get.ours?.rps, get.bare?.rps), (get.ours?.rps ?? 0) >= 0.5 * (get.bare?.rps ?? Infinity)],
+    ["GET Customer/{id}: p99 < 10 ms", `${get.ours?.p99} ms`, (get.ours?.p99 ?? Infinity) < 10],
+    ["start-up < 0.5 s (process start to first answer)", `${(ours.startMs / 1000).toFixed(2)} s`, ours.startMs < 500],
+    ["CustomerInfoList cost linear in customers", perItem.map((p) => `${p.n.toLocaleString("en")}: ${p.usPerItem.toFixed(2)} µs/item`).join("; "), perItem[2]!.usPerItem < 3 * perItem[1]!.usPerItem],
+  ] as const;
+
+  const md = [
+    "# Benchmark",
+    "",
+    `Measured ${new Date().toISOString()} on ${machine}; autocannon, ${SECONDS} s per run, 50 connections (lists: 10), loopback.`,
+    "",
+    "| scenario | bare node:http | Prism | bawa mock | ours / bare | ours / Prism |",
+    "|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.scenario} | ${fmt(r.bare)} | ${fmt(r.prism)} | ${fmt(r.ours)} | ${ratio(r.ours?.rps, r.bare?.rps)} | ${ratio(r.ours?.rps, r.prism?.rps)} |`),
+    "",
+    `Start-up, process start to first answer: bawa mock ${(ours.startMs / 1000).toFixed(2)} s, Prism ${(prism.startMs / 1000).toFixed(2)} s, bare node:http ${(bare.startMs / 1000).toFixed(2)} s.`,
+    `bawa mock with 100, 10,000 and 100,000 customers: start-up ${lists.map((l) => `${(l.ms / 1000).toFixed(2)} s`).join(", ")}; memory (RSS) ${lists.map((l) => (l.rss ? `${l.rss.toFixed(0)} MB` : "n/a")).join(", ")}.`,
+    "",
+    "| target | measured | met |",
+    "|---|---|---|",
+    ...targets.map(([t, m, ok]) => `| ${t} | ${m} | ${ok ? "yes" : "no"} |`),
+    "",
+  ].join("\n");
+  mkdirSync(resolve(PROJECT_ROOT, "reports"), { recursive: true });
+  writeFileSync(resolve(PROJECT_ROOT, "reports/bench.md"), md);
+  writeFileSync(resolve(PROJECT_ROOT, "reports/bench.json"), `${JSON.stringify({ machine, seconds: SECONDS, rows, lists, startup: { ours: ours.startMs, prism: prism.startMs, bare: bare.startMs } }, null, 2)}\n`);
+  console.log(md);
+}
+
+await main();
