@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { compileContract, warmContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { buildMock } from "../mock/index.ts";
 import { listen } from "../mock/node/server.ts";
@@ -19,6 +20,7 @@ options (flag, else environment variable, else default):
   --versions <list>   BAWA_VERSIONS   API versions served, e.g. 1,18  (1)
   --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
   --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
+  --data-dir <dir>    BAWA_DATA_DIR   keep customers across restarts   (in memory)
   --quiet                             no request log
   --faults <list>                     break rules on purpose, to test a conformance suite
                                       (command line only; --list-faults names them)
@@ -29,6 +31,7 @@ options (flag, else environment variable, else default):
     scope: { type: "string" },
     quiet: { type: "boolean" },
     faults: { type: "string" },
+    "data-dir": { type: "string" },
     "list-faults": { type: "boolean" },
   },
   async run(values) {
@@ -54,7 +57,8 @@ options (flag, else environment variable, else default):
     const seedDir = resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR));
 
     const started = performance.now();
-    const mock = buildMock({ seedDir, config: { versions, scope }, faults });
+    const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
+    const mock = buildMock({ seedDir, config: { versions, scope }, faults, contract: compileContract(undefined, { eager: false }), ...(dataDir ? { dataDir: resolve(dataDir) } : {}) });
     const app = values.quiet ? mock : withLog(mock);
     let listening;
     try {
@@ -66,12 +70,22 @@ options (flag, else environment variable, else default):
       throw err;
     }
     const ms = Math.round(performance.now() - started);
+    // Compile the remaining validators now, before the first client needs them; a broken contract stops the mock.
+    setImmediate(() => {
+      try {
+        warmContract(mock.ctx.contract);
+      } catch (err) {
+        console.error(`bawa mock: the contract does not compile: ${(err as Error).message}`);
+        process.exit(1);
+      }
+    });
     const base = `${listening.url}/v${versions[0]}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
   API:        ${base}/api/DEMO/CustomerInfoList   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
   apps:       ${mock.registry.applications().map((a) => `${a.clientId} (${a.status})`).join(", ")}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock
+  state:      ${dataDir ? `customers kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps customers across restarts)"}
 Ctrl-C stops it.`);
     if (faults.length > 0) {
       console.log(`\n!!! FAULTS ON: ${faults.map((f) => f.name).join(", ")}. This mock breaks the rules on purpose; every answer carries X-Bawa-Faults. Do not build against it.\n`);

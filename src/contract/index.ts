@@ -14,7 +14,12 @@ export interface CompiledContract {
   xml: XmlMapping;
 }
 
-export function compileContract(path: string = CONTRACT_PATH): CompiledContract {
+/**
+ * Loads the contract. With `eager` (the default) every validator is compiled
+ * now, so a broken contract fails here; the mock passes false and calls
+ * `warmContract` once its port is open, to start answering sooner.
+ */
+export function compileContract(path: string = CONTRACT_PATH, options: { eager?: boolean } = {}): CompiledContract {
   const doc = loadContract(path);
   const contract = {
     doc,
@@ -22,10 +27,14 @@ export function compileContract(path: string = CONTRACT_PATH): CompiledContract 
     requests: new SchemaSet(doc, { useDefaults: true }),
     xml: new XmlMapping(doc),
   };
-  // Compile every schema now, so a broken contract fails at start-up and not on a request.
-  for (const name of Object.keys(doc.components.schemas)) {
+  if (options.eager ?? true) warmContract(contract);
+  return contract;
+}
+
+/** Compiles every validator of the contract (each is compiled once; later calls are cheap). */
+export function warmContract(contract: CompiledContract): void {
+  for (const name of Object.keys(contract.doc.components.schemas)) {
     contract.answers.validator(name);
     contract.requests.validator(name);
   }
-  return contract;
 }

@@ -8,6 +8,7 @@ import { createAuthorizationServer } from "./core/oauth/server.ts";
 import { TokenStore } from "./core/oauth/tokens.ts";
 import type { MockConfig } from "./core/router.ts";
 import { applyFaults, type Fault, type FaultBuild } from "./faults/faults.ts";
+import { FileJournal } from "./node/journal.ts";
 import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
 
 export interface BawaMock extends Mock {
@@ -16,6 +17,8 @@ export interface BawaMock extends Mock {
 }
 
 export interface BuildOptions {
+  /** Keep customers across restarts in this folder (an fsync'ed journal); in memory when absent. */
+  dataDir?: string;
   /** Rules to break on purpose (src/mock/faults/); empty in normal use. */
   faults?: readonly Fault[];
   seedDir?: string;
@@ -35,7 +38,10 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     ...(build.secretBytes !== undefined ? { secretBytes: build.secretBytes } : {}),
   });
   const authorization = createAuthorizationServer(registry, tokens, build.checkCsrf === false ? { checkCsrf: false } : {});
+  const journal = options.dataDir ? new FileJournal(options.dataDir) : undefined;
+  const recorded = journal?.read() ?? [];
   const mock = createMock({
+    ...(journal ? { journal } : {}),
     routes: authorization.routes,
     rootRoutes: portalRoutes(registry, tokens),
     contract,
@@ -48,6 +54,7 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
       authorization.reset();
     },
   });
+  mock.ctx.store.replay(recorded);
   const whole: BawaMock = { ...mock, registry, tokens };
   return options.faults?.length ? { ...whole, handle: applyFaults(whole, options.faults) } : whole;
 }

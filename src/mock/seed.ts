@@ -39,13 +39,14 @@ function loadCustomers(contract: CompiledContract, dir: string): Seed {
   } catch {
     throw new SeedError(`no customers folder at ${folder}: it holds one <DATABASE>.json per database`);
   }
-  const seed: Record<string, Customer[]> = {};
+  const seed: Record<string, string> = {};
   for (const file of files) {
     const path = join(folder, file);
     const where = relative(process.cwd(), path) || path;
     let data: unknown;
+    const text = readText(path);
     try {
-      data = JSON.parse(readText(path));
+      data = JSON.parse(text);
     } catch (err) {
       throw new SeedError(`${where} is not valid JSON: ${(err as Error).message}`);
     }
@@ -61,7 +62,7 @@ function loadCustomers(contract: CompiledContract, dir: string): Seed {
       if (id === "" || ids.has(id)) throw new SeedError(`${where}: customer ${i} needs a unique, non-empty CustomerId (got ${JSON.stringify(id)})`);
       ids.add(id);
     });
-    seed[basename(file, ".json")] = data as Customer[];
+    seed[basename(file, ".json")] = text;
   }
   return seed;
 }

@@ -2,11 +2,12 @@
 // version segment in both spellings (Prism ignores the base path of
 // `servers`) and the examples taken from mock-data/.
 import type { OpenApiDocument } from "../contract/index.ts";
-import { infoOf, type Seed } from "../mock/core/store.ts";
+import { type Customer, infoOf, type Seed } from "../mock/core/store.ts";
 
 export function prismDocument(contract: OpenApiDocument, seed: Seed, versions: readonly string[], scope: string): OpenApiDocument {
   const doc = structuredClone(contract);
-  const customers = Object.values(seed)[0] ?? [];
+  const first = Object.values(seed)[0];
+  const customers = first ? (JSON.parse(first) as Customer[]) : [];
   const examples: Record<string, unknown> = {
     Customer: customers[0],
     CustomerInfoList: customers.map(infoOf),

@@ -6,7 +6,7 @@ import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCusto
 import { answerFormat, JSON_FORMAT, problem } from "./format.ts";
 import { type MockRequest, type MockResponse, parseParams } from "./http.ts";
 import { type MockConfig, type MockContext, matchRoute, type Route } from "./router.ts";
-import { CustomerStore, type Seed } from "./store.ts";
+import { CustomerStore, type Journal, type Seed } from "./store.ts";
 
 export const DEFAULT_CONFIG: MockConfig = {
   versions: ["1"],
@@ -22,6 +22,8 @@ const API_ROUTES: readonly Route[] = [
 export interface MockOptions {
   config?: Partial<MockConfig>;
   seed?: Seed;
+  /** Records acknowledged changes (a data directory). */
+  journal?: Journal;
   contract?: CompiledContract;
   clock?: MovableClock;
   tokens: TokenVerifier;
@@ -48,7 +50,7 @@ export function createMock(options: MockOptions): Mock {
   const ctx: MockContext = {
     contract: options.contract ?? compileContract(),
     config: { ...DEFAULT_CONFIG, ...options.config },
-    store: new CustomerStore(options.seed),
+    store: new CustomerStore(options.seed, options.journal),
     clock,
     tokens: options.tokens,
   };
@@ -67,7 +69,7 @@ export function createMock(options: MockOptions): Mock {
     if (raw.length > 1 && raw.at(-1) === "") raw.pop();
     let segments: string[];
     try {
-      segments = raw.map((s) => decodeURIComponent(s));
+      segments = raw.map((s) => (s.includes("%") ? decodeURIComponent(s) : s));
     } catch {
       return fail(400, "The path is not valid percent-encoding.");
     }

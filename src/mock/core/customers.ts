@@ -34,7 +34,7 @@ const notFound = (req: RoutedRequest, db: string, id: string) =>
   problem(req.ctx.contract, req.format, 404, `No customer with id ${id} exists in database ${db}.`);
 
 export const listCustomers: Handler = withDatabase((req, db) =>
-  answer(req.ctx.contract, req.format, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf)),
+  req.ctx.store.memo(db, `list:${req.format.mediaType}`, () => answer(req.ctx.contract, req.format, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf))),
 );
 
 export const getCustomer: Handler = withDatabase((req, db) => {

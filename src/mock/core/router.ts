@@ -47,10 +47,17 @@ export interface Match {
   params: Record<string, string>;
 }
 
+const patterns = new WeakMap<Route, string[]>();
+const patternOf = (route: Route) => {
+  let p = patterns.get(route);
+  if (!p) patterns.set(route, (p = route.path.split("/").slice(1).map((s) => (s.startsWith("{") ? s : s.toLowerCase()))));
+  return p;
+};
+
 /** Finds the route of already-decoded path segments (after the version segment). */
 export function matchRoute(routes: readonly Route[], segments: readonly string[]): Match | undefined {
   for (const route of routes) {
-    const pattern = route.path.split("/").slice(1);
+    const pattern = patternOf(route);
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const ok = pattern.every((p, i) => {
@@ -59,7 +66,7 @@ export function matchRoute(routes: readonly Route[], segments: readonly string[]
         params[p.slice(1, -1)] = s;
         return true;
       }
-      return p.toLowerCase() === s.toLowerCase();
+      return p === s.toLowerCase();
     });
     if (ok) return { route, params };
   }

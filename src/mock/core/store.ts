@@ -4,29 +4,71 @@ import type { components } from "../../contract/generated/openapi.ts";
 
 export type Customer = components["schemas"]["Customer"];
 export type CustomerInfo = components["schemas"]["CustomerInfo"];
-export type Seed = Readonly<Record<string, readonly Customer[]>>;
+/** Customers per database, as JSON text: parsed on every reset, so the store holds the only objects. */
+export type Seed = Readonly<Record<string, string>>;
 
 const MAX_ID_LENGTH = 8; // A-CUSTOMER-IDS
+
+/** One acknowledged change, as a journal records it. */
+export type Change = { op: "put"; db: string; customer: Customer } | { op: "delete"; db: string; id: string } | { op: "reset" };
+
+/** Where changes go before they are acknowledged (a data directory, when one is configured). */
+export interface Journal {
+  /** Must not return before the change is durable. */
+  append(change: Change): void;
+}
 
 export class CustomerStore {
   #databases = new Map<string, Map<string, Customer>>();
   #nextId = new Map<string, number>();
   #nextOrganization = new Map<string, number>();
+  #memo = new Map<string, Map<string, unknown>>();
 
-  constructor(private readonly seed: Seed = {}) {
-    this.reset();
+  constructor(
+    private readonly seed: Seed = {},
+    private readonly journal?: Journal,
+  ) {
+    this.#load();
+  }
+
+  /** Replays changes recorded earlier (on start with a data directory), without recording them again. */
+  replay(changes: Iterable<Change>): void {
+    for (const c of changes) {
+      if (c.op === "reset") this.#load();
+      else if (c.op === "put") this.#put(c.db, c.customer);
+      else this.#databases.get(c.db)?.delete(c.id);
+    }
+    this.#memo.clear();
   }
 
   reset(): void {
+    this.journal?.append({ op: "reset" });
+    this.#load();
+  }
+
+  #load(): void {
     this.#databases.clear();
     this.#nextId.clear();
     this.#nextOrganization.clear();
-    for (const [db, customers] of Object.entries(this.seed)) {
-      for (const c of customers) this.#put(db, structuredClone(c));
+    this.#memo.clear();
+    for (const [db, text] of Object.entries(this.seed)) {
+      for (const c of JSON.parse(text) as Customer[]) this.#put(db, c);
     }
   }
 
+  /**
+   * A value computed from a database's customers, kept until the next write
+   * to that database (the encoded info list, for one).
+   */
+  memo<T>(db: string, key: string, compute: () => T): T {
+    let m = this.#memo.get(db);
+    if (!m) this.#memo.set(db, (m = new Map()));
+    if (!m.has(key)) m.set(key, compute());
+    return m.get(key) as T;
+  }
+
   #db(db: string): Map<string, Customer> {
+    this.#memo.delete(db);
     let m = this.#databases.get(db);
     if (!m) this.#databases.set(db, (m = new Map()));
     return m;
@@ -61,6 +103,7 @@ export class CustomerStore {
     }
     if (id.length > MAX_ID_LENGTH) return { ok: false, reason: `${id} is longer than ${MAX_ID_LENGTH} characters` };
     const customer = { ...input, CustomerId: id, OrganizationId: this.#nextOrganization.get(db) ?? 1 };
+    this.journal?.append({ op: "put", db, customer });
     this.#put(db, customer);
     return { ok: true, customer };
   }
@@ -70,12 +113,17 @@ export class CustomerStore {
     const old = this.get(db, id);
     if (!old) return undefined;
     const customer = { ...input, CustomerId: id, OrganizationId: old.OrganizationId };
+    this.journal?.append({ op: "put", db, customer });
     this.#db(db).set(id, customer);
     return customer;
   }
 
   delete(db: string, id: string): boolean {
-    return this.#databases.get(db)?.delete(id) ?? false;
+    if (!this.get(db, id)) return false;
+    this.journal?.append({ op: "delete", db, id });
+    const deleted = this.#databases.get(db)?.delete(id) ?? false;
+    if (deleted) this.#memo.delete(db);
+    return deleted;
   }
 }
 
