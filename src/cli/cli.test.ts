@@ -1,8 +1,9 @@
 // The command line as a user runs it: separate processes, a real port.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
@@ -13,16 +14,7 @@ let mock: ChildProcess;
 let url: string;
 
 beforeAll(async () => {
-  mock = spawn(process.execPath, [BIN, "mock", "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
-  url = await new Promise<string>((done, fail) => {
-    let out = "";
-    mock.stdout!.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) done(m[1]!);
-    });
-    mock.on("exit", (code) => fail(new Error(`mock exited with ${code}: ${out}`)));
-  });
+  ({ child: mock, url } = await spawnMock());
 }, 30_000);
 afterAll(() => {
   if (mock.exitCode === null) mock.kill("SIGKILL");

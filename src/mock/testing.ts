@@ -1,6 +1,9 @@
 // Helpers for the mock's own tests: call the core in process, walk the OAuth
 // flows through the real screens, and hold every answer to the contract.
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { expect } from "vitest";
+import { PROJECT_ROOT } from "../paths.ts";
 import { checkResponse } from "../contract/responses.ts";
 import type { MockRequest, MockResponse } from "./core/http.ts";
 import { type BawaMock, buildMock } from "./index.ts";
@@ -82,4 +85,18 @@ export function freshMock(): { mock: BawaMock; auth: { authorization: string } }
   shared ??= { mock: buildMock() };
   const mock = buildMock({ contract: shared.mock.ctx.contract });
   return { mock, auth: { authorization: `Bearer ${codeFlowTokens(mock).access_token}` } };
+}
+
+/** Starts `bawa mock` as its own process (port 0) and resolves with its address once it listens. */
+export function spawnMock(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "mock", "--port", "0", "--quiet", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((done, fail) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) done({ child, url: m[1]! });
+    });
+    child.on("exit", (code) => fail(new Error(`mock exited with ${code}: ${out}`)));
+  });
 }

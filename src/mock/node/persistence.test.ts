@@ -1,29 +1,15 @@
 // With a data directory the mock keeps customers across restarts: killed in
 // the middle of writes, it comes back with every acknowledged write.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../paths.ts";
+import { spawnMock } from "../testing.ts";
 
-const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
 const dir = mkdtempSync(join(tmpdir(), "bawa-data-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function startMock(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, "mock", "--port", "0", "--quiet", "--data-dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
-  const url = await new Promise<string>((done, fail) => {
-    let out = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) done(m[1]!);
-    });
-    child.on("exit", (code) => fail(new Error(`mock exited with ${code}: ${out}`)));
-  });
-  return { child, url };
-}
+const startMock = () => spawnMock(["--data-dir", dir]);
 
 async function token(url: string): Promise<string> {
   const gen = await fetch(`${url}/__mock/refresh-tokens`, { method: "POST", body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }) });
