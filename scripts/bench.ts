@@ -7,8 +7,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { createServer } from "node:net";
 import autocannon from "autocannon";
+import { freePort } from "../src/mock/node/server.ts";
 import { PROJECT_ROOT } from "../src/paths.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -22,13 +22,6 @@ interface Server {
   startMs: number;
 }
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
 
 async function start(name: string, args: string[], probePath: string): Promise<Server> {
   const port = await freePort();

@@ -1,5 +1,5 @@
 // Our assumptions about the OAuth endpoints (openapi/ASSUMPTIONS.md).
-import { advanceClock, authorizeUrl, clientParams, codeFlow, covers, expect, hasClock, needLogin, test, throughScreens, tokenRequest } from "../lib/fixtures.ts";
+import { authorizeUrl, clientParams, codeFlow, covers, exchangeCodeAfter, expect, needLogin, test, tokenRequest } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 
 test("the authorization error page is HTML with status 400", covers("A-AUTHZ-ERROR-PAGE"), async ({ api, target }) => {
@@ -26,10 +26,6 @@ test("refresh tokens are not rotated: the same one works again", covers("A-REFRE
 });
 
 test("an authorization code expires after 300 seconds", covers("A-CODE-LIFETIME"), async ({ api, page, target }) => {
-  const client = needLogin(target);
-  test.skip(!(await hasClock(api, target)), "not verifiable here: the target has no /__mock/clock");
-  const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
-  await advanceClock(api, target, 301);
-  const res = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+  const res = await exchangeCodeAfter(api, page, target, needLogin(target), 301);
   expect(res.json().error).toBe("invalid_grant");
 });

@@ -267,3 +267,14 @@ export async function attemptAuthorization(page: Page, t: Target, params: Record
 /** Whether an address carries an authorization result (a code or a token). */
 export const carriesGrant = (u: URL) =>
   u.searchParams.has("code") || u.searchParams.has("access_token") || new URLSearchParams(u.hash.slice(1)).has("access_token");
+
+/**
+ * A fresh code, exchanged after the target's clock moved `seconds` forward.
+ * Skips the check, saying why, on a target without /__mock/clock.
+ */
+export async function exchangeCodeAfter(api: APIRequestContext, page: Page, t: Target, client: Client, seconds: number): Promise<Reply> {
+  test.skip(!(await hasClock(api, t)), "not verifiable here: the target has no GET/POST /__mock/clock to move time");
+  const code = (await throughScreens(page, t, { responseType: "code" })).searchParams.get("code")!;
+  await advanceClock(api, t, seconds);
+  return tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
+}

@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { type AddressInfo, createServer } from "node:net";
 import { resolve } from "node:path";
 import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
-import { type Listening, listen } from "../mock/node/server.ts";
+import { freePort, type Listening, listen } from "../mock/node/server.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type Command, UsageError } from "./options.ts";
 import { startPrism } from "./prism.ts";
@@ -149,15 +148,6 @@ export function backgroundRefreshToken(mock: BawaMock): string {
 
 const stopped = new Set<string>();
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-    server.on("error", fail);
-  });
-}
 
 /** Calls `onDown` once when the target has not answered twice in a row (every 2 s). */
 function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Timeout {

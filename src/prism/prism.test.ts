@@ -1,19 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
+import { freePort } from "../mock/node/server.ts";
 import { loadSeed } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { prismDocument } from "./document.ts";
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
 
 describe("the document Prism serves", () => {
   const contract = compileContract();

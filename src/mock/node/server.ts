@@ -1,6 +1,6 @@
 // The thin network adapter: node:http in, the core's handle() out.
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import type { MockRequest, MockResponse } from "../core/http.ts";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024; // A-LIMITS
@@ -88,5 +88,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
     });
     req.on("end", () => done(over ? "too-large" : size === 0 ? undefined : Buffer.concat(chunks)));
     req.on("error", () => done(undefined));
+  });
+}
+
+/** A loopback port that was free a moment ago (for child processes that must be told their port). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createNetServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+    server.on("error", fail);
   });
 }
