@@ -18,11 +18,15 @@ interface ListedSuite {
 
 async function listChecks(): Promise<Array<{ title: string; tags: string[] }>> {
   const cli = resolve(PROJECT_ROOT, "node_modules/@playwright/test/cli.js");
-  const { stdout } = await run(process.execPath, [cli, "test", "--list", "--reporter=json", "-c", "conformance/playwright.config.ts"], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CONFORMANCE_KINDS: "spec,oauth,assumption", CONFORMANCE_BASE_URL: "http://127.0.0.1:9" },
-    maxBuffer: 20 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [cli, "test", "--list", "--reporter=json", "-c", "conformance/playwright.config.ts"],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CONFORMANCE_KINDS: "spec,oauth,assumption", CONFORMANCE_BASE_URL: "http://127.0.0.1:9" },
+      maxBuffer: 20 * 1024 * 1024,
+    },
+  );
   const out: Array<{ title: string; tags: string[] }> = [];
   const walk = (s: ListedSuite) => {
     for (const spec of s.specs ?? []) out.push(spec);
@@ -43,7 +47,17 @@ describe("the conformance suite", () => {
 
   it("lists every rule of the service description's Errors section and numbered rules", () => {
     const ids = [...requirements().keys()];
-    for (const id of ["ERR-200", "ERR-1-PATH", "ERR-2-ID", "ERR-3-REQUIRED", "ERR-4-TOKEN", "ERR-4-DATABASE", "TOK-EXPIRY", "VER-CASE"]) expect(ids).toContain(id);
+    for (const id of [
+      "ERR-200",
+      "ERR-1-PATH",
+      "ERR-2-ID",
+      "ERR-3-REQUIRED",
+      "ERR-4-TOKEN",
+      "ERR-4-DATABASE",
+      "TOK-EXPIRY",
+      "VER-CASE",
+    ])
+      expect(ids).toContain(id);
     for (const r of requirements().values()) expect(["spec", "oauth", "assumption"]).toContain(r.kind);
   });
 
@@ -58,8 +72,19 @@ describe("the target configuration", () => {
   const base = { CONFORMANCE_BASE_URL: "https://test.example.invalid/" };
 
   it("reads the documented variables with their defaults", () => {
-    const t = loadTarget({ ...base, CONFORMANCE_CLIENT_ID: "c", CONFORMANCE_CLIENT_SECRET: "s", CONFORMANCE_REDIRECT_URI: "https://app/cb" });
-    expect(t).toMatchObject({ baseUrl: "https://test.example.invalid", apiVersion: "1", database: "DEMO", client: { clientId: "c" }, waitForExpiry: false });
+    const t = loadTarget({
+      ...base,
+      CONFORMANCE_CLIENT_ID: "c",
+      CONFORMANCE_CLIENT_SECRET: "s",
+      CONFORMANCE_REDIRECT_URI: "https://app/cb",
+    });
+    expect(t).toMatchObject({
+      baseUrl: "https://test.example.invalid",
+      apiVersion: "1",
+      database: "DEMO",
+      client: { clientId: "c" },
+      waitForExpiry: false,
+    });
     expect([...t.kinds]).toEqual(["spec", "oauth"]);
     expect(t.selectors.allow).toBe('button[name="decision"][value="allow"]');
     expect(t.second).toBeUndefined();

@@ -29,7 +29,9 @@ export function findChromium() {
 
 function run(cmd, args) {
   console.log(`ensure-browser: ${cmd} ${args.join(" ")}`);
-  return spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status === 0;
+  return (
+    spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status === 0
+  );
 }
 
 function hasAptAsRoot() {
@@ -60,7 +62,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   found = findChromium();
   if (!found) {
-    console.error("ensure-browser: no Chromium could be installed. Install one (Debian: apt-get install chromium; elsewhere: npx playwright install chromium) or point BAWA_CHROMIUM at a Chromium binary.");
+    console.error(
+      "ensure-browser: no Chromium could be installed. Install one (Debian: apt-get install chromium; elsewhere: npx playwright install chromium) or point BAWA_CHROMIUM at a Chromium binary.",
+    );
     process.exit(1);
   }
   console.log(`ensure-browser: using ${found}`);

@@ -35,8 +35,8 @@ describe("the type drift check", () => {
 
   it("fails, with a clear message and exit code 1, when the contract changed and the types were not regenerated", async () => {
     const changed = (await readFile(spec, "utf8")).replace(
-      "        ZipCode: { type: [string, \"null\"], default: null }\n",
-      "        ZipCode: { type: [string, \"null\"], default: null }\n        Region: { type: [string, \"null\"], default: null }\n",
+      '        ZipCode: { type: [string, "null"], default: null }\n',
+      '        ZipCode: { type: [string, "null"], default: null }\n        Region: { type: [string, "null"], default: null }\n',
     );
     expect(changed).toContain("Region");
     await writeFile(spec, changed);

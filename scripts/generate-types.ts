@@ -12,7 +12,9 @@ export const DEFAULT_TYPES = resolve(PROJECT_ROOT, "src/contract/generated/opena
 
 const header = (specPath: string) =>
   [
-    "// This file is generated from " + relative(PROJECT_ROOT, specPath).replaceAll("\\", "/") + " by `npm run generate`.",
+    "// This file is generated from " +
+      relative(PROJECT_ROOT, specPath).replaceAll("\\", "/") +
+      " by `npm run generate`.",
     "// Do not edit it by hand: change the contract and regenerate. `npm test` fails when it is stale.",
     "",
     "",
@@ -20,7 +22,11 @@ const header = (specPath: string) =>
 
 /** Renders the types module for the OpenAPI document at `specPath`. */
 export async function generateTypes(specPath: string): Promise<string> {
-  const ast = await openapiTS(pathToFileURL(specPath), { alphabetize: false, immutable: false, defaultNonNullable: false });
+  const ast = await openapiTS(pathToFileURL(specPath), {
+    alphabetize: false,
+    immutable: false,
+    defaultNonNullable: false,
+  });
   return header(specPath) + astToString(ast);
 }
 
@@ -53,8 +59,10 @@ function parseArgs(argv: string[]) {
     else if (a === "--spec") opts.spec = resolve(argv[++i] ?? "");
     else if (a === "--out") opts.out = resolve(argv[++i] ?? "");
     else if (a === "--help" || a === "-h") {
-      console.log("usage: generate-types [--check] [--spec openapi.yaml] [--out types.ts]\n" +
-        "  writes the contract's TypeScript types; --check only verifies them (exit 1 when stale)");
+      console.log(
+        "usage: generate-types [--check] [--spec openapi.yaml] [--out types.ts]\n" +
+          "  writes the contract's TypeScript types; --check only verifies them (exit 1 when stale)",
+      );
       process.exit(0);
     } else {
       console.error(`generate-types: unknown argument ${a} (try --help)`);
@@ -70,7 +78,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     if (opts.check) {
       const result = await checkTypes(opts.spec, opts.out);
       if (!result.upToDate) {
-        console.error(`generate-types: ${relative(process.cwd(), opts.out)} is not up to date with ${relative(process.cwd(), opts.spec)}.`);
+        console.error(
+          `generate-types: ${relative(process.cwd(), opts.out)} is not up to date with ${relative(process.cwd(), opts.spec)}.`,
+        );
         console.error(`  ${result.reason}`);
         console.error("  Run `npm run generate` and commit the result.");
         process.exit(1);

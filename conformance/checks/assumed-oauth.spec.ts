@@ -1,29 +1,67 @@
 // Our assumptions about the OAuth endpoints (openapi/ASSUMPTIONS.md).
-import { authorizeUrl, clientParams, codeFlow, covers, exchangeCodeAfter, expect, needLogin, test, tokenRequest } from "../lib/fixtures.ts";
+import {
+  authorizeUrl,
+  clientParams,
+  codeFlow,
+  covers,
+  exchangeCodeAfter,
+  expect,
+  needLogin,
+  test,
+  tokenRequest,
+} from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 
 test("the authorization error page is HTML with status 400", covers("A-AUTHZ-ERROR-PAGE"), async ({ api, target }) => {
   const client = needLogin(target);
-  const res = await send(api, "GET", authorizeUrl(target, { client_id: `${client.clientId}-unknown`, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" }));
+  const res = await send(
+    api,
+    "GET",
+    authorizeUrl(target, {
+      client_id: `${client.clientId}-unknown`,
+      redirect_uri: client.redirectUri,
+      scope: target.scope,
+      response_type: "code",
+    }),
+  );
   expect(res.status).toBe(400);
   expect(res.headers["content-type"]).toMatch(/^text\/html/);
 });
 
 test("invalid_client is 401, the other token errors 400", covers("A-TOKEN-ERRORS"), async ({ api, target }) => {
   const client = needLogin(target);
-  expect((await tokenRequest(api, target, { grant_type: "authorization_code", code: "x", ...clientParams(client), client_secret: "wrong" })).status).toBe(401);
-  expect((await tokenRequest(api, target, { grant_type: "authorization_code", code: "x", ...clientParams(client) })).status).toBe(400);
+  expect(
+    (
+      await tokenRequest(api, target, {
+        grant_type: "authorization_code",
+        code: "x",
+        ...clientParams(client),
+        client_secret: "wrong",
+      })
+    ).status,
+  ).toBe(401);
+  expect(
+    (await tokenRequest(api, target, { grant_type: "authorization_code", code: "x", ...clientParams(client) })).status,
+  ).toBe(400);
 });
 
-test("refresh tokens are not rotated: the same one works again", covers("A-REFRESH-TOKENS"), async ({ api, browser, target }) => {
-  const client = needLogin(target);
-  const { refresh_token } = (await codeFlow(api, browser, target)).json();
-  for (let i = 0; i < 2; i++) {
-    const res = await tokenRequest(api, target, { grant_type: "refresh_token", refresh_token, ...clientParams(client) });
-    expect(res.status).toBe(200);
-    expect(res.json().refresh_token).toBe(refresh_token);
-  }
-});
+test(
+  "refresh tokens are not rotated: the same one works again",
+  covers("A-REFRESH-TOKENS"),
+  async ({ api, browser, target }) => {
+    const client = needLogin(target);
+    const { refresh_token } = (await codeFlow(api, browser, target)).json();
+    for (let i = 0; i < 2; i++) {
+      const res = await tokenRequest(api, target, {
+        grant_type: "refresh_token",
+        refresh_token,
+        ...clientParams(client),
+      });
+      expect(res.status).toBe(200);
+      expect(res.json().refresh_token).toBe(refresh_token);
+    }
+  },
+);
 
 test("an authorization code expires after 300 seconds", covers("A-CODE-LIFETIME"), async ({ api, page, target }) => {
   const res = await exchangeCodeAfter(api, page, target, needLogin(target), 301);

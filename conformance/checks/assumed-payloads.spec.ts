@@ -1,95 +1,156 @@
 // Our assumptions about payloads (openapi/ASSUMPTIONS.md), checked with the full contract.
-import { createCustomer, customerBody, customerUrl, deleteCustomer, getCustomer, infoListUrl, postCustomer, putCustomer, uniqueName } from "../lib/customers.ts";
+import {
+  createCustomer,
+  customerBody,
+  customerUrl,
+  deleteCustomer,
+  getCustomer,
+  infoListUrl,
+  postCustomer,
+  putCustomer,
+  uniqueName,
+} from "../lib/customers.ts";
 import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems } from "../lib/shapes.ts";
 
-test("missing properties get false, 0, null, \"\" and \"J\"", covers("A-DEFAULTS"), async ({ api, target, session }) => {
+test('missing properties get false, 0, null, "" and "J"', covers("A-DEFAULTS"), async ({ api, target, session }) => {
   const auth = await session.auth();
   const { id } = await createCustomer(api, target, auth, { Name: uniqueName() });
   const c = (await getCustomer(api, target, auth, id)).json();
   await deleteCustomer(api, target, auth, id);
-  expect(c).toMatchObject({ ApplyOrderSurcharge: false, CreditLimit: 0, CustomerGroupId: 0, Email: null, Addresses: null, CocDate: null, ChargeVatTypeId: "J" });
+  expect(c).toMatchObject({
+    ApplyOrderSurcharge: false,
+    CreditLimit: 0,
+    CustomerGroupId: 0,
+    Email: null,
+    Addresses: null,
+    CocDate: null,
+    ChargeVatTypeId: "J",
+  });
 });
 
-test("a body without Name is 400 naming Name, in the ASP.NET error shape", covers("A-REQUIRED", "A-ERROR-BODY"), async ({ api, target, session, contract }) => {
-  const res = await postCustomer(api, target, await session.auth(), { City: "Zwolle" });
-  expect(res.status).toBe(400);
-  const problems = contract.full.check("Error", res.json());
-  expect(problems, describeProblems(problems)).toEqual([]);
-  expect(Object.keys(res.json().ModelState)).toEqual(["customer.Name"]);
-});
+test(
+  "a body without Name is 400 naming Name, in the ASP.NET error shape",
+  covers("A-REQUIRED", "A-ERROR-BODY"),
+  async ({ api, target, session, contract }) => {
+    const res = await postCustomer(api, target, await session.auth(), { City: "Zwolle" });
+    expect(res.status).toBe(400);
+    const problems = contract.full.check("Error", res.json());
+    expect(problems, describeProblems(problems)).toEqual([]);
+    expect(Object.keys(res.json().ModelState)).toEqual(["customer.Name"]);
+  },
+);
 
 test("a wrong type is 400 and ModelState names the field", covers("A-ERROR-BODY"), async ({ api, target, session }) => {
-  const res = await postCustomer(api, target, await session.auth(), customerBody(uniqueName(), { CreditLimit: "veel" }));
+  const res = await postCustomer(
+    api,
+    target,
+    await session.auth(),
+    customerBody(uniqueName(), { CreditLimit: "veel" }),
+  );
   expect(res.status).toBe(400);
   expect(res.json().ModelState["customer.CreditLimit"][0]).toMatch(/CreditLimit/);
 });
 
-test("info objects carry the assumed fields, equal to the customer's", covers("A-INFO-FIELDS"), async ({ api, target, session, contract }) => {
-  const auth = await session.auth();
-  const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
-  const list = (await send(api, "GET", infoListUrl(target), { headers: auth })).json();
-  const customer = (await getCustomer(api, target, auth, id)).json();
-  await deleteCustomer(api, target, auth, id);
-  const problems = contract.full.check("CustomerInfoList", list);
-  expect(problems, describeProblems(problems)).toEqual([]);
-  const info = list.find((i: { CustomerId: string }) => i.CustomerId === id);
-  for (const k of ["CustomerId", "Name", "ShortName", "City", "CountryId", "CustomerStateId", "Email", "Telephone"]) expect(info[k], k).toEqual(customer[k]);
-});
+test(
+  "info objects carry the assumed fields, equal to the customer's",
+  covers("A-INFO-FIELDS"),
+  async ({ api, target, session, contract }) => {
+    const auth = await session.auth();
+    const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    const list = (await send(api, "GET", infoListUrl(target), { headers: auth })).json();
+    const customer = (await getCustomer(api, target, auth, id)).json();
+    await deleteCustomer(api, target, auth, id);
+    const problems = contract.full.check("CustomerInfoList", list);
+    expect(problems, describeProblems(problems)).toEqual([]);
+    const info = list.find((i: { CustomerId: string }) => i.CustomerId === id);
+    for (const k of ["CustomerId", "Name", "ShortName", "City", "CountryId", "CustomerStateId", "Email", "Telephone"])
+      expect(info[k], k).toEqual(customer[k]);
+  },
+);
 
-test("XML is DataContract style and reads back to the JSON value; a DTD is refused", covers("A-XML-MAPPING"), async ({ api, target, session, contract }) => {
-  const auth = await session.auth();
-  const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
-  const json = (await getCustomer(api, target, auth, id)).json();
-  const xml = await getCustomer(api, target, auth, id, "application/xml");
-  expect(xml.text).toMatch(/<Customer xmlns:i="http:\/\/www\.w3\.org\/2001\/XMLSchema-instance">/);
-  expect(xml.text).toMatch(/<Fax i:nil="true"\/>/);
-  expect(contract.compiled.xml.parse("Customer", xml.text)).toEqual(json);
-  const list = await send(api, "GET", infoListUrl(target), { headers: { ...auth, accept: "text/xml" } });
-  expect(list.text).toMatch(/<ArrayOfCustomerInfo [^>]*><CustomerInfo>/);
-  const dtd = await send(api, "PUT", customerUrl(target, id), {
-    headers: { ...auth, "content-type": "application/xml" },
-    body: `<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/hostname">]><Customer><Name>&x;</Name></Customer>`,
-  });
-  expect(dtd.status).toBe(400);
-  await deleteCustomer(api, target, auth, id);
-});
+test(
+  "XML is DataContract style and reads back to the JSON value; a DTD is refused",
+  covers("A-XML-MAPPING"),
+  async ({ api, target, session, contract }) => {
+    const auth = await session.auth();
+    const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    const json = (await getCustomer(api, target, auth, id)).json();
+    const xml = await getCustomer(api, target, auth, id, "application/xml");
+    expect(xml.text).toMatch(/<Customer xmlns:i="http:\/\/www\.w3\.org\/2001\/XMLSchema-instance">/);
+    expect(xml.text).toMatch(/<Fax i:nil="true"\/>/);
+    expect(contract.compiled.xml.parse("Customer", xml.text)).toEqual(json);
+    const list = await send(api, "GET", infoListUrl(target), { headers: { ...auth, accept: "text/xml" } });
+    expect(list.text).toMatch(/<ArrayOfCustomerInfo [^>]*><CustomerInfo>/);
+    const dtd = await send(api, "PUT", customerUrl(target, id), {
+      headers: { ...auth, "content-type": "application/xml" },
+      body: `<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/hostname">]><Customer><Name>&x;</Name></Customer>`,
+    });
+    expect(dtd.status).toBe(400);
+    await deleteCustomer(api, target, auth, id);
+  },
+);
 
-test("a missing or unknown Accept gets JSON; a form body is 415", covers("A-MEDIA-TYPES"), async ({ api, target, session }) => {
-  const authorization = `Bearer ${await session.accessToken()}`;
-  for (const accept of [undefined, "image/png"]) {
-    const res = await send(api, "GET", infoListUrl(target), { headers: { authorization, ...(accept ? { accept } : {}) } });
-    expect(res.headers["content-type"], `Accept ${accept}`).toMatch(/^application\/json/);
-  }
-  const form = await send(api, "POST", customerUrl(target), { headers: { authorization, "content-type": "application/x-www-form-urlencoded" }, body: "Name=X" });
-  expect(form.status).toBe(415);
-});
+test(
+  "a missing or unknown Accept gets JSON; a form body is 415",
+  covers("A-MEDIA-TYPES"),
+  async ({ api, target, session }) => {
+    const authorization = `Bearer ${await session.accessToken()}`;
+    for (const accept of [undefined, "image/png"]) {
+      const res = await send(api, "GET", infoListUrl(target), {
+        headers: { authorization, ...(accept ? { accept } : {}) },
+      });
+      expect(res.headers["content-type"], `Accept ${accept}`).toMatch(/^application\/json/);
+    }
+    const form = await send(api, "POST", customerUrl(target), {
+      headers: { authorization, "content-type": "application/x-www-form-urlencoded" },
+      body: "Name=X",
+    });
+    expect(form.status).toBe(415);
+  },
+);
 
-test("dates without leading zeros are accepted and written MM/dd/yyyy; a date that does not exist is 400", covers("A-DATES"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(), { CocDate: "3/1/2020" }));
-  expect((await getCustomer(api, target, auth, id)).json().CocDate).toBe("03/01/2020");
-  await deleteCustomer(api, target, auth, id);
-  expect((await postCustomer(api, target, auth, customerBody(uniqueName(), { CocDate: "02/30/2020" }))).status).toBe(400);
-});
+test(
+  "dates without leading zeros are accepted and written MM/dd/yyyy; a date that does not exist is 400",
+  covers("A-DATES"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(), { CocDate: "3/1/2020" }));
+    expect((await getCustomer(api, target, auth, id)).json().CocDate).toBe("03/01/2020");
+    await deleteCustomer(api, target, auth, id);
+    expect((await postCustomer(api, target, auth, customerBody(uniqueName(), { CocDate: "02/30/2020" }))).status).toBe(
+      400,
+    );
+  },
+);
 
-test("a PUT body with another CustomerId than the path is 400", covers("A-PUT-ID"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
-  const res = await putCustomer(api, target, auth, id, customerBody(uniqueName(), { CustomerId: `${id}9` }));
-  await deleteCustomer(api, target, auth, id);
-  expect(res.status).toBe(400);
-});
+test(
+  "a PUT body with another CustomerId than the path is 400",
+  covers("A-PUT-ID"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    const res = await putCustomer(api, target, auth, id, customerBody(uniqueName(), { CustomerId: `${id}9` }));
+    await deleteCustomer(api, target, auth, id);
+    expect(res.status).toBe(400);
+  },
+);
 
-test("POST and PUT answer the stored customer; DELETE answers an empty body", covers("A-WRITE-RESPONSE"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  const name = uniqueName();
-  const { id, reply } = await createCustomer(api, target, auth, customerBody(name));
-  expect(reply.json()).toMatchObject({ Name: name, CustomerId: id });
-  expect((await putCustomer(api, target, auth, id, customerBody(name, { CustomerId: id, City: "Ede" }))).json()).toMatchObject({ City: "Ede" });
-  expect((await deleteCustomer(api, target, auth, id)).text).toBe("");
-});
+test(
+  "POST and PUT answer the stored customer; DELETE answers an empty body",
+  covers("A-WRITE-RESPONSE"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const name = uniqueName();
+    const { id, reply } = await createCustomer(api, target, auth, customerBody(name));
+    expect(reply.json()).toMatchObject({ Name: name, CustomerId: id });
+    expect(
+      (await putCustomer(api, target, auth, id, customerBody(name, { CustomerId: id, City: "Ede" }))).json(),
+    ).toMatchObject({ City: "Ede" });
+    expect((await deleteCustomer(api, target, auth, id)).text).toBe("");
+  },
+);
 
 test("a body over 1 MiB is 413", covers("A-LIMITS"), async ({ api, target, session }) => {
   const res = await postCustomer(api, target, await session.auth(), customerBody("x".repeat(1024 * 1024 + 10)));

@@ -1,6 +1,16 @@
 // Authorization codes: single use, short-lived, bound to client and redirect URI.
 import { infoListUrl } from "../lib/customers.ts";
-import { clientParams, covers, exchangeCodeAfter, expect, need, needLogin, test, throughScreens, tokenRequest } from "../lib/fixtures.ts";
+import {
+  clientParams,
+  covers,
+  exchangeCodeAfter,
+  expect,
+  need,
+  needLogin,
+  test,
+  throughScreens,
+  tokenRequest,
+} from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 
 test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, page, target }) => {
@@ -13,14 +23,20 @@ test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, p
   expect(again.json().error).toBe("invalid_grant");
 });
 
-test("using a code twice revokes the access token issued from it", covers("OAUTH-CODE-REUSE-REVOKES"), async ({ api, page, target }) => {
-  const client = needLogin(target);
-  const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
-  const { access_token } = (await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })).json();
-  await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
-  const res = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${access_token}` } });
-  expect(res.status, "the first token after the code's reuse").toBe(401);
-});
+test(
+  "using a code twice revokes the access token issued from it",
+  covers("OAUTH-CODE-REUSE-REVOKES"),
+  async ({ api, page, target }) => {
+    const client = needLogin(target);
+    const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+    const { access_token } = (
+      await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })
+    ).json();
+    await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+    const res = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${access_token}` } });
+    expect(res.status, "the first token after the code's reuse").toBe(401);
+  },
+);
 
 test("a code is bound to its redirect URI", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {
   const client = needLogin(target);

@@ -3,21 +3,31 @@ import { infoListUrl } from "../lib/customers.ts";
 import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 
-test("a 401 carries a Bearer challenge: no error without credentials, invalid_token for a bad token", covers("OAUTH-BEARER-CHALLENGE"), async ({ api, target }) => {
-  const bare = await send(api, "GET", infoListUrl(target), { headers: { accept: "application/json" } });
-  expect(bare.status).toBe(401);
-  const challenge = bare.headers["www-authenticate"] ?? "";
-  expect(challenge, "WWW-Authenticate without credentials").toMatch(/^bearer\b/i);
-  expect(challenge).not.toMatch(/error=/);
-  const bad = await send(api, "GET", infoListUrl(target), { headers: { accept: "application/json", authorization: "Bearer conformance-unknown-token" } });
-  expect(bad.status).toBe(401);
-  expect(bad.headers["www-authenticate"] ?? "", "WWW-Authenticate for an unknown token").toMatch(/^bearer\b.*error="invalid_token"/i);
-});
+test(
+  "a 401 carries a Bearer challenge: no error without credentials, invalid_token for a bad token",
+  covers("OAUTH-BEARER-CHALLENGE"),
+  async ({ api, target }) => {
+    const bare = await send(api, "GET", infoListUrl(target), { headers: { accept: "application/json" } });
+    expect(bare.status).toBe(401);
+    const challenge = bare.headers["www-authenticate"] ?? "";
+    expect(challenge, "WWW-Authenticate without credentials").toMatch(/^bearer\b/i);
+    expect(challenge).not.toMatch(/error=/);
+    const bad = await send(api, "GET", infoListUrl(target), {
+      headers: { accept: "application/json", authorization: "Bearer conformance-unknown-token" },
+    });
+    expect(bad.status).toBe(401);
+    expect(bad.headers["www-authenticate"] ?? "", "WWW-Authenticate for an unknown token").toMatch(
+      /^bearer\b.*error="invalid_token"/i,
+    );
+  },
+);
 
 test("the Bearer scheme name is case-insensitive", covers("OAUTH-BEARER-CASE"), async ({ api, target, session }) => {
   const token = await session.accessToken();
   for (const scheme of ["bearer", "BEARER", "Bearer"]) {
-    const res = await send(api, "GET", infoListUrl(target), { headers: { accept: "application/json", authorization: `${scheme} ${token}` } });
+    const res = await send(api, "GET", infoListUrl(target), {
+      headers: { accept: "application/json", authorization: `${scheme} ${token}` },
+    });
     expect(res.status, scheme).toBe(200);
   }
 });

@@ -1,33 +1,76 @@
 // Authentication 2 and 4: only registered, active applications with their
 // registered redirect URI get codes or tokens; errors of the authorization request.
-import { attemptAuthorization, carriesGrant, covers, expect, need, needLogin, test, throughScreens } from "../lib/fixtures.ts";
+import {
+  attemptAuthorization,
+  carriesGrant,
+  covers,
+  expect,
+  need,
+  needLogin,
+  test,
+  throughScreens,
+} from "../lib/fixtures.ts";
 
-test("an unknown client and a redirect URI other than the registered one get no code or token", covers("AUTH-CLIENT-REDIRECT-MATCH"), async ({ page, target }) => {
-  const client = needLogin(target);
-  const base = { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code", state: "s" };
-  for (const params of [{ ...base, client_id: `${client.clientId}-unknown` }, { ...base, redirect_uri: `${client.redirectUri}/elsewhere` }]) {
-    await page.context().clearCookies();
-    const left = await attemptAuthorization(page, target, params);
-    expect(left.filter(carriesGrant).map(String), `${JSON.stringify(params)} was granted`).toEqual([]);
-  }
-});
+test(
+  "an unknown client and a redirect URI other than the registered one get no code or token",
+  covers("AUTH-CLIENT-REDIRECT-MATCH"),
+  async ({ page, target }) => {
+    const client = needLogin(target);
+    const base = {
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: target.scope,
+      response_type: "code",
+      state: "s",
+    };
+    for (const params of [
+      { ...base, client_id: `${client.clientId}-unknown` },
+      { ...base, redirect_uri: `${client.redirectUri}/elsewhere` },
+    ]) {
+      await page.context().clearCookies();
+      const left = await attemptAuthorization(page, target, params);
+      expect(left.filter(carriesGrant).map(String), `${JSON.stringify(params)} was granted`).toEqual([]);
+    }
+  },
+);
 
-test("an application that is not active yet gets no code or token", covers("AUTH-REGISTRATION"), async ({ page, target }) => {
-  needLogin(target);
-  need({ CONFORMANCE_PENDING_CLIENT_ID: target.pending?.clientId }, "an application registered but not yet activated");
-  const left = await attemptAuthorization(page, target, { client_id: target.pending!.clientId, redirect_uri: target.pending!.redirectUri, scope: target.scope, response_type: "code" });
-  expect(left.filter(carriesGrant).map(String)).toEqual([]);
-});
+test(
+  "an application that is not active yet gets no code or token",
+  covers("AUTH-REGISTRATION"),
+  async ({ page, target }) => {
+    needLogin(target);
+    need(
+      { CONFORMANCE_PENDING_CLIENT_ID: target.pending?.clientId },
+      "an application registered but not yet activated",
+    );
+    const left = await attemptAuthorization(page, target, {
+      client_id: target.pending!.clientId,
+      redirect_uri: target.pending!.redirectUri,
+      scope: target.scope,
+      response_type: "code",
+    });
+    expect(left.filter(carriesGrant).map(String)).toEqual([]);
+  },
+);
 
-test("without scope or response_type no code or token is issued", covers("AUTHZ-PARAMS-REQUIRED"), async ({ page, target }) => {
-  const client = needLogin(target);
-  const base = { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" };
-  for (const missing of ["scope", "response_type"] as const) {
-    await page.context().clearCookies();
-    const left = await attemptAuthorization(page, target, { ...base, [missing]: undefined });
-    expect(left.filter(carriesGrant).map(String), `without ${missing}`).toEqual([]);
-  }
-});
+test(
+  "without scope or response_type no code or token is issued",
+  covers("AUTHZ-PARAMS-REQUIRED"),
+  async ({ page, target }) => {
+    const client = needLogin(target);
+    const base = {
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: target.scope,
+      response_type: "code",
+    };
+    for (const missing of ["scope", "response_type"] as const) {
+      await page.context().clearCookies();
+      const left = await attemptAuthorization(page, target, { ...base, [missing]: undefined });
+      expect(left.filter(carriesGrant).map(String), `without ${missing}`).toEqual([]);
+    }
+  },
+);
 
 const variants = (registered: string): Array<[string, string]> => {
   const u = new URL(registered);
@@ -37,40 +80,66 @@ const variants = (registered: string): Array<[string, string]> => {
     ["another case", registered.replace(/[a-z](?=[^/]*$)/, (c) => c.toUpperCase())],
     ["an extra path segment", `${registered}/extra`],
     ["an added query", `${registered}${registered.includes("?") ? "&" : "?"}extra=1`],
-    [u.protocol === "https:" ? "http for https" : "https for http", registered.replace(/^https?:/, u.protocol === "https:" ? "http:" : "https:")],
+    [
+      u.protocol === "https:" ? "http for https" : "https for http",
+      registered.replace(/^https?:/, u.protocol === "https:" ? "http:" : "https:"),
+    ],
     ["an added fragment", `${registered}#extra`],
     ["another host ending in the registered host", registered.replace(`//${host}`, `//evil${host}`)],
   ];
 };
 
-test("an unknown client or an inexact redirect URI gets an error page, never a redirect", covers("OAUTH-NO-REDIRECT-ON-BAD-CLIENT"), async ({ page, target }) => {
-  const client = needLogin(target);
-  const base = { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code", state: "s" };
-  const cases: Array<[string, Record<string, string | undefined>]> = [
-    ["an unknown client", { ...base, client_id: `${client.clientId}-unknown` }],
-    ...variants(client.redirectUri).map(([name, uri]): [string, Record<string, string | undefined>] => [name, { ...base, redirect_uri: uri }]),
-  ];
-  const redirected: string[] = [];
-  for (const [name, params] of cases) {
-    await page.context().clearCookies();
+test(
+  "an unknown client or an inexact redirect URI gets an error page, never a redirect",
+  covers("OAUTH-NO-REDIRECT-ON-BAD-CLIENT"),
+  async ({ page, target }) => {
+    const client = needLogin(target);
+    const base = {
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: target.scope,
+      response_type: "code",
+      state: "s",
+    };
+    const cases: Array<[string, Record<string, string | undefined>]> = [
+      ["an unknown client", { ...base, client_id: `${client.clientId}-unknown` }],
+      ...variants(client.redirectUri).map(([name, uri]): [string, Record<string, string | undefined>] => [
+        name,
+        { ...base, redirect_uri: uri },
+      ]),
+    ];
+    const redirected: string[] = [];
+    for (const [name, params] of cases) {
+      await page.context().clearCookies();
+      await page.unrouteAll({ behavior: "ignoreErrors" });
+      const left = await attemptAuthorization(page, target, params);
+      if (left.length > 0) redirected.push(`${name}: sent to ${left[0]}`);
+    }
+    expect(redirected, "the browser was sent away instead of shown an error page").toEqual([]);
+  },
+);
+
+test(
+  "other errors redirect to the registered URI with error and the unchanged state",
+  covers("OAUTH-ERROR-REDIRECT"),
+  async ({ page, target }) => {
+    const client = needLogin(target);
+    const unsupported = await attemptAuthorization(page, target, {
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: target.scope,
+      response_type: "id_token",
+      state: "st 1",
+    });
+    const back = unsupported.find((u) => u.href.startsWith(client.redirectUri));
+    expect(back?.href, "an unsupported response_type is sent back").toBeTruthy();
+    expect(back!.searchParams.get("error")).toBe("unsupported_response_type");
+    expect(back!.searchParams.get("state")).toBe("st 1");
+
     await page.unrouteAll({ behavior: "ignoreErrors" });
-    const left = await attemptAuthorization(page, target, params);
-    if (left.length > 0) redirected.push(`${name}: sent to ${left[0]}`);
-  }
-  expect(redirected, "the browser was sent away instead of shown an error page").toEqual([]);
-});
-
-test("other errors redirect to the registered URI with error and the unchanged state", covers("OAUTH-ERROR-REDIRECT"), async ({ page, target }) => {
-  const client = needLogin(target);
-  const unsupported = await attemptAuthorization(page, target, { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "id_token", state: "st 1" });
-  const back = unsupported.find((u) => u.href.startsWith(client.redirectUri));
-  expect(back?.href, "an unsupported response_type is sent back").toBeTruthy();
-  expect(back!.searchParams.get("error")).toBe("unsupported_response_type");
-  expect(back!.searchParams.get("state")).toBe("st 1");
-
-  await page.unrouteAll({ behavior: "ignoreErrors" });
-  await page.context().clearCookies();
-  const denied = await throughScreens(page, target, { responseType: "code", decision: "deny", state: "st 2" });
-  expect(denied.searchParams.get("error"), "the user refuses").toBe("access_denied");
-  expect(denied.searchParams.get("state")).toBe("st 2");
-});
+    await page.context().clearCookies();
+    const denied = await throughScreens(page, target, { responseType: "code", decision: "deny", state: "st 2" });
+    expect(denied.searchParams.get("error"), "the user refuses").toBe("access_denied");
+    expect(denied.searchParams.get("state")).toBe("st 2");
+  },
+);

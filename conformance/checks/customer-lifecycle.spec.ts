@@ -1,32 +1,48 @@
 // The customer as an editable object: create, read, update, delete.
-import { createCustomer, customerBody, deleteCustomer, getCustomer, putCustomer, uniqueName } from "../lib/customers.ts";
+import {
+  createCustomer,
+  customerBody,
+  deleteCustomer,
+  getCustomer,
+  putCustomer,
+  uniqueName,
+} from "../lib/customers.ts";
 import { covers, expect, test } from "../lib/fixtures.ts";
 
-test("POST, GET, PUT, GET, DELETE, GET 404", covers("SVC-RESOURCE-ADDRESS", "SVC-METHODS", "CUST-CREATE-ID", "CUST-UPDATE-ID", "CUST-BODY-ALL"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  const name = uniqueName();
-  const body = customerBody(name);
-  expect(body.CustomerId).toBe("");
-  expect(body.OrganizationId).toBe(0);
-  expect(Object.keys(body)).toHaveLength(55);
+test(
+  "POST, GET, PUT, GET, DELETE, GET 404",
+  covers("SVC-RESOURCE-ADDRESS", "SVC-METHODS", "CUST-CREATE-ID", "CUST-UPDATE-ID", "CUST-BODY-ALL"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const name = uniqueName();
+    const body = customerBody(name);
+    expect(body.CustomerId).toBe("");
+    expect(body.OrganizationId).toBe(0);
+    expect(Object.keys(body)).toHaveLength(55);
 
-  const { id } = await createCustomer(api, target, auth, body);
-  expect(id, "the service gives the customer its identifier").not.toBe("");
+    const { id } = await createCustomer(api, target, auth, body);
+    expect(id, "the service gives the customer its identifier").not.toBe("");
 
-  const read = await getCustomer(api, target, auth, id);
-  expect(read.status, `${read.call} right after POST`).toBe(200);
-  const stored = read.json();
-  expect(stored.Name ?? stored.name).toBe(name);
-  expect(stored.CustomerId ?? stored.customerId).toBe(id);
+    const read = await getCustomer(api, target, auth, id);
+    expect(read.status, `${read.call} right after POST`).toBe(200);
+    const stored = read.json();
+    expect(stored.Name ?? stored.name).toBe(name);
+    expect(stored.CustomerId ?? stored.customerId).toBe(id);
 
-  const changed = await putCustomer(api, target, auth, id, { ...body, CustomerId: id, City: "Amersfoort", Telephone: "033 7654321" });
-  expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
-  const reread = (await getCustomer(api, target, auth, id)).json();
-  expect(reread.City ?? reread.city, "PUT's change is read back").toBe("Amersfoort");
-  expect(reread.Telephone ?? reread.telephone).toBe("033 7654321");
+    const changed = await putCustomer(api, target, auth, id, {
+      ...body,
+      CustomerId: id,
+      City: "Amersfoort",
+      Telephone: "033 7654321",
+    });
+    expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
+    const reread = (await getCustomer(api, target, auth, id)).json();
+    expect(reread.City ?? reread.city, "PUT's change is read back").toBe("Amersfoort");
+    expect(reread.Telephone ?? reread.telephone).toBe("033 7654321");
 
-  const removed = await deleteCustomer(api, target, auth, id);
-  expect(removed.status, removed.call).toBe(200);
-  const gone = await getCustomer(api, target, auth, id);
-  expect(gone.status, `${gone.call} after DELETE`).toBe(404);
-});
+    const removed = await deleteCustomer(api, target, auth, id);
+    expect(removed.status, removed.call).toBe(200);
+    const gone = await getCustomer(api, target, auth, id);
+    expect(gone.status, `${gone.call} after DELETE`).toBe(404);
+  },
+);

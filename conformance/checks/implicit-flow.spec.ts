@@ -5,24 +5,34 @@ import { covers, expect, needLogin, test, throughScreens } from "../lib/fixtures
 
 const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 
-test("the token arrives in the fragment with token_type, access_token, scope and expires_in", covers("AUTHZ-TOKEN-REDIRECT", "AUTHZ-SCREENS"), async ({ page, target }) => {
-  needLogin(target);
-  const seen = { login: false, permission: false };
-  const f = fragmentOf(await throughScreens(page, target, { responseType: "token", seen }));
-  expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
-  expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
-  expect(f.get("access_token")).toBeTruthy();
-  expect(f.get("scope")).toBe(target.scope);
-  expect(f.get("expires_in")).toBe("7200");
-});
+test(
+  "the token arrives in the fragment with token_type, access_token, scope and expires_in",
+  covers("AUTHZ-TOKEN-REDIRECT", "AUTHZ-SCREENS"),
+  async ({ page, target }) => {
+    needLogin(target);
+    const seen = { login: false, permission: false };
+    const f = fragmentOf(await throughScreens(page, target, { responseType: "token", seen }));
+    expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
+    expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
+    expect(f.get("access_token")).toBeTruthy();
+    expect(f.get("scope")).toBe(target.scope);
+    expect(f.get("expires_in")).toBe("7200");
+  },
+);
 
-test("no refresh token, no secret: the token alone reads data", covers("TOK-IMPLICIT-NO-REFRESH", "AUTH-IMPLICIT-NO-SECRET"), async ({ page, api, target }) => {
-  needLogin(target);
-  const f = fragmentOf(await throughScreens(page, target, { responseType: "token" }));
-  expect(f.has("refresh_token")).toBe(false);
-  const res = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${f.get("access_token")}`, accept: "application/json" } });
-  expect(res.status, res.call).toBe(200);
-});
+test(
+  "no refresh token, no secret: the token alone reads data",
+  covers("TOK-IMPLICIT-NO-REFRESH", "AUTH-IMPLICIT-NO-SECRET"),
+  async ({ page, api, target }) => {
+    needLogin(target);
+    const f = fragmentOf(await throughScreens(page, target, { responseType: "token" }));
+    expect(f.has("refresh_token")).toBe(false);
+    const res = await send(api, "GET", infoListUrl(target), {
+      headers: { authorization: `Bearer ${f.get("access_token")}`, accept: "application/json" },
+    });
+    expect(res.status, res.call).toBe(200);
+  },
+);
 
 test("state comes back unchanged in the token flow", covers("AUTHZ-STATE"), async ({ page, target }) => {
   needLogin(target);
@@ -30,11 +40,15 @@ test("state comes back unchanged in the token flow", covers("AUTHZ-STATE"), asyn
   expect(fragmentOf(landed).get("state") ?? landed.searchParams.get("state")).toBe("s/1 2+3");
 });
 
-test("the token is in the fragment, never in the query, and has no refresh token", covers("OAUTH-IMPLICIT-FRAGMENT"), async ({ page, target }) => {
-  needLogin(target);
-  const landed = await throughScreens(page, target, { responseType: "token", state: "x" });
-  expect(landed.searchParams.has("access_token"), `query: ${landed.search}`).toBe(false);
-  expect(fragmentOf(landed).has("access_token")).toBe(true);
-  expect(fragmentOf(landed).has("refresh_token")).toBe(false);
-  expect(fragmentOf(landed).get("state")).toBe("x");
-});
+test(
+  "the token is in the fragment, never in the query, and has no refresh token",
+  covers("OAUTH-IMPLICIT-FRAGMENT"),
+  async ({ page, target }) => {
+    needLogin(target);
+    const landed = await throughScreens(page, target, { responseType: "token", state: "x" });
+    expect(landed.searchParams.has("access_token"), `query: ${landed.search}`).toBe(false);
+    expect(fragmentOf(landed).has("access_token")).toBe(true);
+    expect(fragmentOf(landed).has("refresh_token")).toBe(false);
+    expect(fragmentOf(landed).get("state")).toBe("x");
+  },
+);

@@ -3,14 +3,33 @@
 import { customerBody, customerUrl, deleteCustomer, uniqueName } from "../lib/customers.ts";
 import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
-import { assertProperty, malformedDateBodies, malformedJson, malformedXml, wrongTypeBodies } from "../lib/invalid-bodies.ts";
+import {
+  assertProperty,
+  malformedDateBodies,
+  malformedJson,
+  malformedXml,
+  wrongTypeBodies,
+} from "../lib/invalid-bodies.ts";
 
 type Auth = Record<string, string>;
 
-async function expect400(api: Parameters<typeof send>[0], t: Parameters<typeof customerUrl>[0], auth: Auth, body: string, type: string, what: string) {
+async function expect400(
+  api: Parameters<typeof send>[0],
+  t: Parameters<typeof customerUrl>[0],
+  auth: Auth,
+  body: string,
+  type: string,
+  what: string,
+) {
   const res = await send(api, "POST", customerUrl(t), { headers: { ...auth, "content-type": type }, body });
   if (res.status >= 200 && res.status < 300) {
-    const id = (() => { try { return res.json().CustomerId; } catch { return undefined; } })();
+    const id = (() => {
+      try {
+        return res.json().CustomerId;
+      } catch {
+        return undefined;
+      }
+    })();
     if (id) await deleteCustomer(api, t, auth, id);
   }
   expect(res.status, `${what}: answered ${res.status} ${res.text.slice(0, 200)}`).toBe(400);
@@ -23,20 +42,37 @@ test("a property of the wrong type is 400", covers("A-INVALID-BODIES"), async ({
   );
 });
 
-test("a date that is not month/day/year is 400", covers("A-INVALID-BODIES"), async ({ api, target, session, contract }) => {
-  const auth = await session.auth();
-  await assertProperty(malformedDateBodies(contract.compiled.doc, customerBody(uniqueName())), async ({ field, body }) =>
-    expect400(api, target, auth, JSON.stringify(body), "application/json", `${field} = ${JSON.stringify(body[field])}`),
-  );
-});
+test(
+  "a date that is not month/day/year is 400",
+  covers("A-INVALID-BODIES"),
+  async ({ api, target, session, contract }) => {
+    const auth = await session.auth();
+    await assertProperty(
+      malformedDateBodies(contract.compiled.doc, customerBody(uniqueName())),
+      async ({ field, body }) =>
+        expect400(
+          api,
+          target,
+          auth,
+          JSON.stringify(body),
+          "application/json",
+          `${field} = ${JSON.stringify(body[field])}`,
+        ),
+    );
+  },
+);
 
 test("malformed JSON is 400", covers("A-INVALID-BODIES"), async ({ api, target, session }) => {
   const auth = await session.auth();
-  await assertProperty(malformedJson(customerBody(uniqueName())), async (text) => expect400(api, target, auth, text, "application/json", `JSON ${JSON.stringify(text.slice(-60))}`));
+  await assertProperty(malformedJson(customerBody(uniqueName())), async (text) =>
+    expect400(api, target, auth, text, "application/json", `JSON ${JSON.stringify(text.slice(-60))}`),
+  );
 });
 
 test("malformed XML is 400", covers("A-INVALID-BODIES"), async ({ api, target, session, contract }) => {
   const auth = await session.auth();
   const xml = contract.compiled.xml.stringify("CustomerRequest", customerBody(uniqueName()));
-  await assertProperty(malformedXml(xml), async (text) => expect400(api, target, auth, text, "application/xml", `XML ending ${JSON.stringify(text.slice(-60))}`));
+  await assertProperty(malformedXml(xml), async (text) =>
+    expect400(api, target, auth, text, "application/xml", `XML ending ${JSON.stringify(text.slice(-60))}`),
+  );
 });

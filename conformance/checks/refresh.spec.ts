@@ -1,47 +1,93 @@
 // Renewing access tokens with the refresh token.
 import { infoListUrl } from "../lib/customers.ts";
-import { clientParams, codeFlow, covers, expect, need, needClient, needLogin, test, tokenRequest } from "../lib/fixtures.ts";
+import {
+  clientParams,
+  codeFlow,
+  covers,
+  expect,
+  need,
+  needClient,
+  needLogin,
+  test,
+  tokenRequest,
+} from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
 
-test("the refresh grant returns a new token response whose access token works", covers("TOK-REFRESH"), async ({ api, browser, target, contract }) => {
-  const client = needLogin(target);
-  const first = (await codeFlow(api, browser, target)).json();
-  const res = await tokenRequest(api, target, { grant_type: "refresh_token", refresh_token: first.refresh_token, ...clientParams(client) });
-  expect(res.status, res.text.slice(0, 300)).toBe(200);
-  const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
-  expect(problems, describeProblems(problems)).toEqual([]);
-  const data = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${res.json().access_token}` } });
-  expect(data.status, data.call).toBe(200);
-});
+test(
+  "the refresh grant returns a new token response whose access token works",
+  covers("TOK-REFRESH"),
+  async ({ api, browser, target, contract }) => {
+    const client = needLogin(target);
+    const first = (await codeFlow(api, browser, target)).json();
+    const res = await tokenRequest(api, target, {
+      grant_type: "refresh_token",
+      refresh_token: first.refresh_token,
+      ...clientParams(client),
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
+    expect(problems, describeProblems(problems)).toEqual([]);
+    const data = await send(api, "GET", infoListUrl(target), {
+      headers: { authorization: `Bearer ${res.json().access_token}` },
+    });
+    expect(data.status, data.call).toBe(200);
+  },
+);
 
-test("refresh_token, client_id, client_secret and redirect_uri are required on refresh", covers("TOK-REFRESH-PARAMS"), async ({ api, browser, target }) => {
-  const client = needLogin(target);
-  const { refresh_token } = (await codeFlow(api, browser, target)).json();
-  for (const missing of ["refresh_token", "client_id", "client_secret", "redirect_uri"]) {
-    const form: Record<string, string | undefined> = { grant_type: "refresh_token", refresh_token, ...clientParams(client) };
-    delete form[missing];
-    const res = await tokenRequest(api, target, form);
-    expect(res.status, `without ${missing}: ${res.text.slice(0, 200)}`).not.toBe(200);
-  }
-});
+test(
+  "refresh_token, client_id, client_secret and redirect_uri are required on refresh",
+  covers("TOK-REFRESH-PARAMS"),
+  async ({ api, browser, target }) => {
+    const client = needLogin(target);
+    const { refresh_token } = (await codeFlow(api, browser, target)).json();
+    for (const missing of ["refresh_token", "client_id", "client_secret", "redirect_uri"]) {
+      const form: Record<string, string | undefined> = {
+        grant_type: "refresh_token",
+        refresh_token,
+        ...clientParams(client),
+      };
+      delete form[missing];
+      const res = await tokenRequest(api, target, form);
+      expect(res.status, `without ${missing}: ${res.text.slice(0, 200)}`).not.toBe(200);
+    }
+  },
+);
 
-test("a background application exchanges its stored refresh token for access tokens", covers("AUTH-BACKGROUND"), async ({ api, target }) => {
-  const client = needClient(target);
-  need({ CONFORMANCE_REFRESH_TOKEN: target.refreshToken }, "a background user's refresh token");
-  for (let i = 0; i < 2; i++) {
-    const res = await tokenRequest(api, target, { grant_type: "refresh_token", refresh_token: target.refreshToken, ...clientParams(client) });
-    expect(res.status, `exchange ${i + 1}: ${res.text.slice(0, 200)}`).toBe(200);
-    const data = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${res.json().access_token}` } });
-    expect(data.status).toBe(200);
-  }
-});
+test(
+  "a background application exchanges its stored refresh token for access tokens",
+  covers("AUTH-BACKGROUND"),
+  async ({ api, target }) => {
+    const client = needClient(target);
+    need({ CONFORMANCE_REFRESH_TOKEN: target.refreshToken }, "a background user's refresh token");
+    for (let i = 0; i < 2; i++) {
+      const res = await tokenRequest(api, target, {
+        grant_type: "refresh_token",
+        refresh_token: target.refreshToken,
+        ...clientParams(client),
+      });
+      expect(res.status, `exchange ${i + 1}: ${res.text.slice(0, 200)}`).toBe(200);
+      const data = await send(api, "GET", infoListUrl(target), {
+        headers: { authorization: `Bearer ${res.json().access_token}` },
+      });
+      expect(data.status).toBe(200);
+    }
+  },
+);
 
-test("a refresh token of another client is refused", covers("OAUTH-REFRESH-BOUND"), async ({ api, browser, target }) => {
-  needLogin(target);
-  need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
-  const { refresh_token } = (await codeFlow(api, browser, target)).json();
-  const res = await tokenRequest(api, target, { grant_type: "refresh_token", refresh_token, ...clientParams(target.second!) });
-  expect(res.status).toBe(400);
-  expect(res.json().error).toBe("invalid_grant");
-});
+test(
+  "a refresh token of another client is refused",
+  covers("OAUTH-REFRESH-BOUND"),
+  async ({ api, browser, target }) => {
+    needLogin(target);
+    need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
+    const { refresh_token } = (await codeFlow(api, browser, target)).json();
+    const res = await tokenRequest(api, target, {
+      grant_type: "refresh_token",
+      refresh_token,
+      ...clientParams(target.second!),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().error).toBe("invalid_grant");
+  },
+);

@@ -5,73 +5,140 @@ import { authorizeUrl, carriesGrant, covers, expect, needLogin, test } from "../
 import { send } from "../lib/http.ts";
 
 const refusesFraming = (headers: Record<string, string>) =>
-  /^deny$/i.test(headers["x-frame-options"] ?? "") || /frame-ancestors\s+'none'/i.test(headers["content-security-policy"] ?? "");
+  /^deny$/i.test(headers["x-frame-options"] ?? "") ||
+  /frame-ancestors\s+'none'/i.test(headers["content-security-policy"] ?? "");
 
-test("the login and permission screens refuse framing", covers("OAUTH-SCREENS-NO-FRAMING"), async ({ page, target }) => {
-  const client = needLogin(target);
-  const login = await page.goto(authorizeUrl(target, { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" }));
-  expect(login, "the login screen answered").toBeTruthy();
-  expect(refusesFraming(await login!.allHeaders()), `login screen ${page.url()}`).toBe(true);
-  await page.fill(target.selectors.username, target.username!);
-  await page.fill(target.selectors.password, target.password!);
-  const [permission] = await Promise.all([page.waitForResponse((r) => r.request().isNavigationRequest() && r.status() === 200), page.click(target.selectors.submit)]);
-  await page.locator(target.selectors.allow).waitFor();
-  expect(refusesFraming(await permission.allHeaders()), `permission screen ${page.url()}`).toBe(true);
-});
-
-test("the permission form refuses a post from another site and a forged anti-forgery value", covers("OAUTH-CSRF"), async ({ page, target }) => {
-  const client = needLogin(target);
-  const reachPermission = async () => {
-    await page.context().clearCookies();
-    await page.goto(authorizeUrl(target, { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" }));
+test(
+  "the login and permission screens refuse framing",
+  covers("OAUTH-SCREENS-NO-FRAMING"),
+  async ({ page, target }) => {
+    const client = needLogin(target);
+    const login = await page.goto(
+      authorizeUrl(target, {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: target.scope,
+        response_type: "code",
+      }),
+    );
+    expect(login, "the login screen answered").toBeTruthy();
+    expect(refusesFraming(await login!.allHeaders()), `login screen ${page.url()}`).toBe(true);
     await page.fill(target.selectors.username, target.username!);
     await page.fill(target.selectors.password, target.password!);
-    await page.click(target.selectors.submit);
+    const [permission] = await Promise.all([
+      page.waitForResponse((r) => r.request().isNavigationRequest() && r.status() === 200),
+      page.click(target.selectors.submit),
+    ]);
     await page.locator(target.selectors.allow).waitFor();
-    const form = page.locator(`form:has(${target.selectors.allow})`);
-    const action = new URL((await form.getAttribute("action")) ?? page.url(), page.url()).href;
-    const hidden = await form.locator('input[type="hidden"]').evaluateAll((els) => els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value] as [string, string]));
-    const allow = page.locator(target.selectors.allow);
-    return { action, hidden, decision: [(await allow.getAttribute("name")) ?? "", (await allow.getAttribute("value")) ?? ""] as [string, string] };
-  };
-  const granted: URL[] = [];
-  page.on("request", (r) => {
-    const u = new URL(r.url());
-    if (r.isNavigationRequest() && u.href.startsWith(client.redirectUri) && carriesGrant(u)) granted.push(u);
-  });
-  await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ contentType: "text/html", body: "caught" }));
-  const post = (fields: Array<[string, string]>, action: string) =>
-    `<form id="f" method="post" action="${action}">${fields.map(([n, v]) => `<input type="hidden" name="${n}" value="${v.replace(/"/g, "&quot;")}">`).join("")}</form><script>document.getElementById("f").submit()</script>`;
+    expect(refusesFraming(await permission.allHeaders()), `permission screen ${page.url()}`).toBe(true);
+  },
+);
 
-  // From another site: the attacker's page copies the whole form, values included.
-  const form = await reachPermission();
-  const attacker = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(post([...form.hidden, form.decision], form.action)));
-  await new Promise<void>((done) => attacker.listen(0, "127.0.0.1", done));
-  const attackerHost = new URL(target.baseUrl).hostname === "localhost" ? "127.0.0.1" : "localhost";
-  await page.goto(`http://${attackerHost}:${(attacker.address() as AddressInfo).port}/`).catch(() => undefined);
-  await page.waitForTimeout(1000);
-  attacker.close();
-  expect(granted.map(String), "a post from another site was granted").toEqual([]);
+test(
+  "the permission form refuses a post from another site and a forged anti-forgery value",
+  covers("OAUTH-CSRF"),
+  async ({ page, target }) => {
+    const client = needLogin(target);
+    const reachPermission = async () => {
+      await page.context().clearCookies();
+      await page.goto(
+        authorizeUrl(target, {
+          client_id: client.clientId,
+          redirect_uri: client.redirectUri,
+          scope: target.scope,
+          response_type: "code",
+        }),
+      );
+      await page.fill(target.selectors.username, target.username!);
+      await page.fill(target.selectors.password, target.password!);
+      await page.click(target.selectors.submit);
+      await page.locator(target.selectors.allow).waitFor();
+      const form = page.locator(`form:has(${target.selectors.allow})`);
+      const action = new URL((await form.getAttribute("action")) ?? page.url(), page.url()).href;
+      const hidden = await form
+        .locator('input[type="hidden"]')
+        .evaluateAll((els) =>
+          els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value] as [string, string]),
+        );
+      const allow = page.locator(target.selectors.allow);
+      return {
+        action,
+        hidden,
+        decision: [(await allow.getAttribute("name")) ?? "", (await allow.getAttribute("value")) ?? ""] as [
+          string,
+          string,
+        ],
+      };
+    };
+    const granted: URL[] = [];
+    page.on("request", (r) => {
+      const u = new URL(r.url());
+      if (r.isNavigationRequest() && u.href.startsWith(client.redirectUri) && carriesGrant(u)) granted.push(u);
+    });
+    await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ contentType: "text/html", body: "caught" }));
+    const post = (fields: Array<[string, string]>, action: string) =>
+      `<form id="f" method="post" action="${action}">${fields.map(([n, v]) => `<input type="hidden" name="${n}" value="${v.replace(/"/g, "&quot;")}">`).join("")}</form><script>document.getElementById("f").submit()</script>`;
 
-  // Same site, but the anti-forgery value is not the one the server gave.
-  const again = await reachPermission();
-  const token = again.hidden.find(([n]) => /csrf|xsrf|token|verification/i.test(n));
-  test.skip(!token, "the permission form has no anti-forgery field; only the cross-site refusal was checked");
-  await page.setContent("<p>forging</p>");
-  await page.evaluate((html) => {
-    document.body.innerHTML = html.replace(/<script>.*<\/script>/, "");
-    (document.getElementById("f") as HTMLFormElement).submit();
-  }, post([...again.hidden.map(([n, v]): [string, string] => (n === token![0] ? [n, `${v}forged`] : [n, v])), again.decision], again.action));
-  await page.waitForTimeout(1000);
-  expect(granted.map(String), "a forged anti-forgery value was granted").toEqual([]);
-});
+    // From another site: the attacker's page copies the whole form, values included.
+    const form = await reachPermission();
+    const attacker = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end(post([...form.hidden, form.decision], form.action)),
+    );
+    await new Promise<void>((done) => attacker.listen(0, "127.0.0.1", done));
+    const attackerHost = new URL(target.baseUrl).hostname === "localhost" ? "127.0.0.1" : "localhost";
+    await page.goto(`http://${attackerHost}:${(attacker.address() as AddressInfo).port}/`).catch(() => undefined);
+    await page.waitForTimeout(1000);
+    attacker.close();
+    expect(granted.map(String), "a post from another site was granted").toEqual([]);
 
-test("the error page of an unverified redirect_uri neither redirects nor links to it", covers("OAUTH-ERROR-PAGE-NO-REDIRECT"), async ({ api, target }) => {
-  const client = needLogin(target);
-  const bad = "https://attacker.example.invalid/steal";
-  const res = await send(api, "GET", authorizeUrl(target, { client_id: client.clientId, redirect_uri: bad, scope: target.scope, response_type: "code", state: "s" }));
-  expect(res.status >= 300 && res.status < 400 && (res.headers.location ?? "").startsWith(bad), "redirected to it").toBe(false);
-  expect(res.text, "a meta refresh").not.toMatch(/http-equiv\s*=\s*["']?refresh/i);
-  const escaped = bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  expect(res.text, "a link, form or script to it").not.toMatch(new RegExp(`(href|action|src)\\s*=\\s*["']?${escaped}|location[^;]*${escaped}`, "i"));
-});
+    // Same site, but the anti-forgery value is not the one the server gave.
+    const again = await reachPermission();
+    const token = again.hidden.find(([n]) => /csrf|xsrf|token|verification/i.test(n));
+    test.skip(!token, "the permission form has no anti-forgery field; only the cross-site refusal was checked");
+    await page.setContent("<p>forging</p>");
+    await page.evaluate(
+      (html) => {
+        document.body.innerHTML = html.replace(/<script>.*<\/script>/, "");
+        (document.getElementById("f") as HTMLFormElement).submit();
+      },
+      post(
+        [
+          ...again.hidden.map(([n, v]): [string, string] => (n === token![0] ? [n, `${v}forged`] : [n, v])),
+          again.decision,
+        ],
+        again.action,
+      ),
+    );
+    await page.waitForTimeout(1000);
+    expect(granted.map(String), "a forged anti-forgery value was granted").toEqual([]);
+  },
+);
+
+test(
+  "the error page of an unverified redirect_uri neither redirects nor links to it",
+  covers("OAUTH-ERROR-PAGE-NO-REDIRECT"),
+  async ({ api, target }) => {
+    const client = needLogin(target);
+    const bad = "https://attacker.example.invalid/steal";
+    const res = await send(
+      api,
+      "GET",
+      authorizeUrl(target, {
+        client_id: client.clientId,
+        redirect_uri: bad,
+        scope: target.scope,
+        response_type: "code",
+        state: "s",
+      }),
+    );
+    expect(
+      res.status >= 300 && res.status < 400 && (res.headers.location ?? "").startsWith(bad),
+      "redirected to it",
+    ).toBe(false);
+    expect(res.text, "a meta refresh").not.toMatch(/http-equiv\s*=\s*["']?refresh/i);
+    const escaped = bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    expect(res.text, "a link, form or script to it").not.toMatch(
+      new RegExp(`(href|action|src)\\s*=\\s*["']?${escaped}|location[^;]*${escaped}`, "i"),
+    );
+  },
+);

@@ -1,30 +1,53 @@
 // POST /OAuth/Token: the form body, the token response, the client secret, errors.
-import { clientParams, codeFlow, covers, expect, needClient, needLogin, test, throughScreens, tokenRequest } from "../lib/fixtures.ts";
+import {
+  clientParams,
+  codeFlow,
+  covers,
+  expect,
+  needClient,
+  needLogin,
+  test,
+  throughScreens,
+  tokenRequest,
+} from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
 
 const SCOPE_FORM = /^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/;
 
-test("the token response has the fields of the description and expires_in 7200", covers("TOKEN-RESPONSE", "TOKEN-FORM-BODY"), async ({ api, browser, target, contract }) => {
-  needLogin(target);
-  const res = await codeFlow(api, browser, target);
-  expect(res.status, res.text.slice(0, 300)).toBe(200);
-  expect(res.headers["content-type"] ?? "", "the token response is JSON").toMatch(/^application\/json/);
-  const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
-  expect(problems, describeProblems(problems)).toEqual([]);
-});
+test(
+  "the token response has the fields of the description and expires_in 7200",
+  covers("TOKEN-RESPONSE", "TOKEN-FORM-BODY"),
+  async ({ api, browser, target, contract }) => {
+    needLogin(target);
+    const res = await codeFlow(api, browser, target);
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(res.headers["content-type"] ?? "", "the token response is JSON").toMatch(/^application\/json/);
+    const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
+    expect(problems, describeProblems(problems)).toEqual([]);
+  },
+);
 
-test("one scope, of the form http://<vendor>.<product>.API/Web/WebApi/*, named in the token response", covers("SCOPE-SINGLE"), async ({ api, browser, target }) => {
-  needLogin(target);
-  expect(target.scope).toMatch(SCOPE_FORM);
-  const res = await codeFlow(api, browser, target);
-  expect(res.json().scope).toBe(target.scope);
-});
+test(
+  "one scope, of the form http://<vendor>.<product>.API/Web/WebApi/*, named in the token response",
+  covers("SCOPE-SINGLE"),
+  async ({ api, browser, target }) => {
+    needLogin(target);
+    expect(target.scope).toMatch(SCOPE_FORM);
+    const res = await codeFlow(api, browser, target);
+    expect(res.json().scope).toBe(target.scope);
+  },
+);
 
 test("a wrong client secret gets no token", covers("AUTH-SECRET"), async ({ api, page, target }) => {
   const client = needLogin(target);
   const landed = await throughScreens(page, target, { responseType: "code" });
-  const res = await tokenRequest(api, target, { grant_type: "authorization_code", code: landed.searchParams.get("code")!, ...clientParams(client), client_secret: `${client.clientSecret}x` });
+  const res = await tokenRequest(api, target, {
+    grant_type: "authorization_code",
+    code: landed.searchParams.get("code")!,
+    ...clientParams(client),
+    client_secret: `${client.clientSecret}x`,
+  });
   expect(res.status).not.toBe(200);
   expect(res.text).not.toContain("access_token");
 });
@@ -43,30 +66,61 @@ test("token errors use the codes of RFC 6749 5.2", covers("OAUTH-TOKEN-ERRORS"),
     expect(res.headers["content-type"] ?? "").toMatch(/^application\/json/);
     return res.json().error;
   };
-  expect(await errorOf({ grant_type: "authorization_code", ...clientParams(client) }), "missing code").toBe("invalid_request");
-  expect(await errorOf({ grant_type: "authorization_code", code: "not-a-code", ...clientParams(client), client_secret: "wrong" }), "wrong secret").toBe("invalid_client");
-  expect(await errorOf({ grant_type: "authorization_code", code: "not-a-code", ...clientParams(client) }), "unknown code").toBe("invalid_grant");
-  expect(await errorOf({ grant_type: "password", username: "x", password: "y", ...clientParams(client) }), "unknown grant type").toBe("unsupported_grant_type");
+  expect(await errorOf({ grant_type: "authorization_code", ...clientParams(client) }), "missing code").toBe(
+    "invalid_request",
+  );
+  expect(
+    await errorOf({
+      grant_type: "authorization_code",
+      code: "not-a-code",
+      ...clientParams(client),
+      client_secret: "wrong",
+    }),
+    "wrong secret",
+  ).toBe("invalid_client");
+  expect(
+    await errorOf({ grant_type: "authorization_code", code: "not-a-code", ...clientParams(client) }),
+    "unknown code",
+  ).toBe("invalid_grant");
+  expect(
+    await errorOf({ grant_type: "password", username: "x", password: "y", ...clientParams(client) }),
+    "unknown grant type",
+  ).toBe("unsupported_grant_type");
   const get = await send(api, "GET", `${target.baseUrl}/v${target.apiVersion}/OAuth/Token`);
   expect(get.status, "GET /OAuth/Token").not.toBe(200);
 });
 
 /** The most bits a token of this length and alphabet can carry. */
 export function maxEntropyBits(token: string): number {
-  const alphabet = /^[0-9]+$/.test(token) ? 10 : /^[0-9a-f]+$/i.test(token) ? 16 : /^[A-Za-z0-9]+$/.test(token) ? 62 : 64;
+  const alphabet = /^[0-9]+$/.test(token)
+    ? 10
+    : /^[0-9a-f]+$/i.test(token)
+      ? 16
+      : /^[A-Za-z0-9]+$/.test(token)
+        ? 62
+        : 64;
   return token.length * Math.log2(alphabet);
 }
 
-test("codes and tokens can carry 128 bits and never repeat", covers("OAUTH-TOKEN-ENTROPY"), async ({ api, page, target }) => {
-  const client = needLogin(target);
-  const seen: Array<[kind: string, value: string]> = [];
-  for (let i = 0; i < 3; i++) {
-    await page.context().clearCookies();
-    const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
-    const tokens = (await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })).json();
-    seen.push(["code", code], ["access_token", tokens.access_token], ["refresh_token", tokens.refresh_token]);
-  }
-  const weak = seen.filter(([, v]) => maxEntropyBits(v) < 128 || /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/i.test(v));
-  expect(weak.map(([k, v]) => `${k} ${v} (at most ${Math.floor(maxEntropyBits(v))} bits)`), "too short to carry 128 random bits").toEqual([]);
-  expect(new Set(seen.map(([, v]) => v)).size, "a value repeated").toBe(seen.length);
-});
+test(
+  "codes and tokens can carry 128 bits and never repeat",
+  covers("OAUTH-TOKEN-ENTROPY"),
+  async ({ api, page, target }) => {
+    const client = needLogin(target);
+    const seen: Array<[kind: string, value: string]> = [];
+    for (let i = 0; i < 3; i++) {
+      await page.context().clearCookies();
+      const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+      const tokens = (
+        await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })
+      ).json();
+      seen.push(["code", code], ["access_token", tokens.access_token], ["refresh_token", tokens.refresh_token]);
+    }
+    const weak = seen.filter(([, v]) => maxEntropyBits(v) < 128 || /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/i.test(v));
+    expect(
+      weak.map(([k, v]) => `${k} ${v} (at most ${Math.floor(maxEntropyBits(v))} bits)`),
+      "too short to carry 128 random bits",
+    ).toEqual([]);
+    expect(new Set(seen.map(([, v]) => v)).size, "a value repeated").toBe(seen.length);
+  },
+);

@@ -3,13 +3,22 @@ import { infoListUrl } from "../lib/customers.ts";
 import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 
-test("paths carry the version segment; without it there is no such call", covers("VER-PATH"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  const versioned = await send(api, "GET", infoListUrl(target), { headers: auth });
-  expect(versioned.status, versioned.call).toBe(200);
-  const bare = await send(api, "GET", `${target.baseUrl}/api/${encodeURIComponent(target.database)}/CustomerInfoList`, { headers: auth });
-  expect(bare.status, `${bare.call} (no version segment)`).toBe(404);
-});
+test(
+  "paths carry the version segment; without it there is no such call",
+  covers("VER-PATH"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const versioned = await send(api, "GET", infoListUrl(target), { headers: auth });
+    expect(versioned.status, versioned.call).toBe(200);
+    const bare = await send(
+      api,
+      "GET",
+      `${target.baseUrl}/api/${encodeURIComponent(target.database)}/CustomerInfoList`,
+      { headers: auth },
+    );
+    expect(bare.status, `${bare.call} (no version segment)`).toBe(404);
+  },
+);
 
 test("the version segment works with v and V", covers("VER-CASE"), async ({ api, target, session }) => {
   const auth = await session.auth();

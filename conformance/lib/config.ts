@@ -89,18 +89,29 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
 
 export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
   const s = readSettings(env);
-  if (!s.BASE_URL) throw new ConfigError("CONFORMANCE_BASE_URL is not set: the address of the environment, without /v<version>");
+  if (!s.BASE_URL)
+    throw new ConfigError("CONFORMANCE_BASE_URL is not set: the address of the environment, without /v<version>");
   let base: URL;
   try {
     base = new URL(s.BASE_URL);
   } catch {
     throw new ConfigError(`CONFORMANCE_BASE_URL is not a URL: ${s.BASE_URL}`);
   }
-  if (/\/[vV]\d+\/?$/.test(base.pathname)) throw new ConfigError(`CONFORMANCE_BASE_URL must not end with the version segment (${base.pathname}); set CONFORMANCE_API_VERSION instead`);
+  if (/\/[vV]\d+\/?$/.test(base.pathname))
+    throw new ConfigError(
+      `CONFORMANCE_BASE_URL must not end with the version segment (${base.pathname}); set CONFORMANCE_API_VERSION instead`,
+    );
   const apiVersion = (s.API_VERSION ?? "1").replace(/^[vV]/, "");
   if (!/^\d+$/.test(apiVersion)) throw new ConfigError(`CONFORMANCE_API_VERSION must be digits, not ${s.API_VERSION}`);
-  const kinds = new Set((s.KINDS ?? "spec,oauth").split(",").map((k) => k.trim()).filter(Boolean));
-  for (const k of kinds) if (!KINDS.includes(k as Kind)) throw new ConfigError(`CONFORMANCE_KINDS: unknown kind ${k} (spec, oauth, assumption)`);
+  const kinds = new Set(
+    (s.KINDS ?? "spec,oauth")
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean),
+  );
+  for (const k of kinds)
+    if (!KINDS.includes(k as Kind))
+      throw new ConfigError(`CONFORMANCE_KINDS: unknown kind ${k} (spec, oauth, assumption)`);
   const client = (id?: string, secret?: string, uri?: string): Client | undefined =>
     id && secret && uri ? { clientId: id, clientSecret: secret, redirectUri: uri } : undefined;
   const yes = (v?: string) => v === "1" || v === "true" || v === "yes";
@@ -123,8 +134,15 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
   if (main) t.client = main;
   const second = client(s.SECOND_CLIENT_ID, s.SECOND_CLIENT_SECRET, s.SECOND_REDIRECT_URI);
   if (second) t.second = second;
-  if (s.PENDING_CLIENT_ID && s.PENDING_REDIRECT_URI) t.pending = { clientId: s.PENDING_CLIENT_ID, redirectUri: s.PENDING_REDIRECT_URI };
-  for (const [key, prop] of [["SCOPE", "scope"], ["USERNAME", "username"], ["PASSWORD", "password"], ["REFRESH_TOKEN", "refreshToken"], ["FORBIDDEN_DATABASE", "forbiddenDatabase"]] as const) {
+  if (s.PENDING_CLIENT_ID && s.PENDING_REDIRECT_URI)
+    t.pending = { clientId: s.PENDING_CLIENT_ID, redirectUri: s.PENDING_REDIRECT_URI };
+  for (const [key, prop] of [
+    ["SCOPE", "scope"],
+    ["USERNAME", "username"],
+    ["PASSWORD", "password"],
+    ["REFRESH_TOKEN", "refreshToken"],
+    ["FORBIDDEN_DATABASE", "forbiddenDatabase"],
+  ] as const) {
     if (s[key]) t[prop] = s[key];
   }
   return t;

@@ -10,36 +10,92 @@ export const uniqueName = (prefix = "Conformance") => `${prefix} ${randomBytes(4
 
 export const customerUrl = (t: Target, id?: string, letter: "v" | "V" = "v") =>
   `${apiBase(t, letter)}/api/${encodeURIComponent(t.database)}/Customer${id === undefined ? "" : `/${encodeURIComponent(id)}`}`;
-export const infoListUrl = (t: Target, letter: "v" | "V" = "v") => `${apiBase(t, letter)}/api/${encodeURIComponent(t.database)}/CustomerInfoList`;
+export const infoListUrl = (t: Target, letter: "v" | "V" = "v") =>
+  `${apiBase(t, letter)}/api/${encodeURIComponent(t.database)}/CustomerInfoList`;
 
 /** A body with all 55 properties; coded fields are null where the table allows it, since allowed codes are not shown. */
 export function customerBody(name: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    ApplyOrderSurcharge: false, ChargeVatTypeId: "J", CollectiveInvoiceSystemId: null, CombineInvoicesForElectronicBanking: false,
-    CreditLimit: 1250.5, CreditSqueezeId: null, CurrencyId: null, CustomerGroupId: 0, CustomerStateId: null, Database: null,
-    DeliveryConditionId: null, DiscountPercentage: 1.5, HasOutstandingBalance: false, IncludeUnpaidInvoices: false,
-    IntrastatGoodsCodeId: null, IntrastatGoodsDistributionId: null, IntrastatStatSystemId: null, IntrastatTrafficRegionId: null,
-    IntrastatTransactionTypeId: null, IntrastatTransportTypeId: null, InvoiceOnBehalfOfMembers: false, IsDunForPayment: false,
-    IsInFactoring: false, IsPaymentRefRequired: false, PaymentConditionId: null, Person: "Conformance Suite", PricelistId: null,
-    PrintPurchaseDetails: false, PurchaseOrganizationId: null, RevenueAccountId: null, VatScenarioId: null, AccountManagerId: null,
-    Addresses: null, BusinessNumber: null, City: "Utrecht", CocCity: null, CocDate: "03/14/2011", CocRegistration: null,
-    CountryId: null, CustomerId: "", Email: "conformance@example.invalid", Fax: null, Homepage: null, LanguageId: null,
-    MobilePhone: null, Name: name, OrganizationId: 0, ShortName: null, Street1: "Oudegracht 1", Street2: null, SupplierId: null,
-    Telephone: "030 1234567", VatNumber: null, VatVerificationDate: "12/01/2023", ZipCode: "3511 AA",
+    ApplyOrderSurcharge: false,
+    ChargeVatTypeId: "J",
+    CollectiveInvoiceSystemId: null,
+    CombineInvoicesForElectronicBanking: false,
+    CreditLimit: 1250.5,
+    CreditSqueezeId: null,
+    CurrencyId: null,
+    CustomerGroupId: 0,
+    CustomerStateId: null,
+    Database: null,
+    DeliveryConditionId: null,
+    DiscountPercentage: 1.5,
+    HasOutstandingBalance: false,
+    IncludeUnpaidInvoices: false,
+    IntrastatGoodsCodeId: null,
+    IntrastatGoodsDistributionId: null,
+    IntrastatStatSystemId: null,
+    IntrastatTrafficRegionId: null,
+    IntrastatTransactionTypeId: null,
+    IntrastatTransportTypeId: null,
+    InvoiceOnBehalfOfMembers: false,
+    IsDunForPayment: false,
+    IsInFactoring: false,
+    IsPaymentRefRequired: false,
+    PaymentConditionId: null,
+    Person: "Conformance Suite",
+    PricelistId: null,
+    PrintPurchaseDetails: false,
+    PurchaseOrganizationId: null,
+    RevenueAccountId: null,
+    VatScenarioId: null,
+    AccountManagerId: null,
+    Addresses: null,
+    BusinessNumber: null,
+    City: "Utrecht",
+    CocCity: null,
+    CocDate: "03/14/2011",
+    CocRegistration: null,
+    CountryId: null,
+    CustomerId: "",
+    Email: "conformance@example.invalid",
+    Fax: null,
+    Homepage: null,
+    LanguageId: null,
+    MobilePhone: null,
+    Name: name,
+    OrganizationId: 0,
+    ShortName: null,
+    Street1: "Oudegracht 1",
+    Street2: null,
+    SupplierId: null,
+    Telephone: "030 1234567",
+    VatNumber: null,
+    VatVerificationDate: "12/01/2023",
+    ZipCode: "3511 AA",
   };
   return { ...body, ...overrides };
 }
 
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
 
-export async function postCustomer(api: APIRequestContext, t: Target, auth: Record<string, string>, body: Record<string, unknown>): Promise<Reply> {
+export async function postCustomer(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  body: Record<string, unknown>,
+): Promise<Reply> {
   return send(api, "POST", customerUrl(t), { headers: { ...auth, ...JSON_HEADERS }, body: JSON.stringify(body) });
 }
 
 /** Creates a customer and learns its id, or fails saying why it could not. */
-export async function createCustomer(api: APIRequestContext, t: Target, auth: Record<string, string>, body: Record<string, unknown>): Promise<{ id: string; reply: Reply }> {
+export async function createCustomer(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  body: Record<string, unknown>,
+): Promise<{ id: string; reply: Reply }> {
   const reply = await postCustomer(api, t, auth, body);
-  if (reply.status !== 200) throw new Error(`${reply.call} answered ${reply.status}, not 200: ${reply.text.slice(0, 300)}`);
+  if (reply.status !== 200)
+    throw new Error(`${reply.call} answered ${reply.status}, not 200: ${reply.text.slice(0, 300)}`);
   let id: unknown;
   try {
     const answer = reply.json();
@@ -54,19 +110,38 @@ export async function createCustomer(api: APIRequestContext, t: Target, auth: Re
     id = found?.CustomerId ?? found?.customerId;
   }
   if (typeof id !== "string" || id === "") {
-    throw new Error(`cannot learn the id of the customer created by ${reply.call}: its answer has no CustomerId and the info list does not show the name ${String(body.Name)}`);
+    throw new Error(
+      `cannot learn the id of the customer created by ${reply.call}: its answer has no CustomerId and the info list does not show the name ${String(body.Name)}`,
+    );
   }
   return { id, reply };
 }
 
-export async function getCustomer(api: APIRequestContext, t: Target, auth: Record<string, string>, id: string, accept = "application/json"): Promise<Reply> {
+export async function getCustomer(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  id: string,
+  accept = "application/json",
+): Promise<Reply> {
   return send(api, "GET", customerUrl(t, id), { headers: { ...auth, accept } });
 }
 
-export async function putCustomer(api: APIRequestContext, t: Target, auth: Record<string, string>, id: string, body: Record<string, unknown>): Promise<Reply> {
+export async function putCustomer(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<Reply> {
   return send(api, "PUT", customerUrl(t, id), { headers: { ...auth, ...JSON_HEADERS }, body: JSON.stringify(body) });
 }
 
-export async function deleteCustomer(api: APIRequestContext, t: Target, auth: Record<string, string>, id: string): Promise<Reply> {
+export async function deleteCustomer(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  id: string,
+): Promise<Reply> {
   return send(api, "DELETE", customerUrl(t, id), { headers: auth });
 }

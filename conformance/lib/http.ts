@@ -19,7 +19,12 @@ export interface SendOptions {
 
 const TIMEOUT_MS = 15_000;
 
-export async function send(api: APIRequestContext, method: string, url: string, opts: SendOptions = {}): Promise<Reply> {
+export async function send(
+  api: APIRequestContext,
+  method: string,
+  url: string,
+  opts: SendOptions = {},
+): Promise<Reply> {
   const headers = { ...opts.headers };
   let data: string | undefined = opts.body;
   if (opts.form) {
@@ -32,7 +37,14 @@ export async function send(api: APIRequestContext, method: string, url: string, 
   const call = `${method} ${path}`;
   let res;
   try {
-    res = await api.fetch(url, { method, headers, ...(data === undefined ? {} : { data }), maxRedirects: 0, failOnStatusCode: false, timeout: TIMEOUT_MS });
+    res = await api.fetch(url, {
+      method,
+      headers,
+      ...(data === undefined ? {} : { data }),
+      maxRedirects: 0,
+      failOnStatusCode: false,
+      timeout: TIMEOUT_MS,
+    });
   } catch (err) {
     throw new Error(`${call}: no answer from the target (${(err as Error).message.split("\n")[0]})`);
   }

@@ -8,7 +8,12 @@ import type { JsonSchema, OpenApiDocument } from "../../src/contract/index.ts";
 export const SEED = Number(process.env.CONFORMANCE_SEED ?? (process.env.CI ? 20261121 : Date.now() % 2 ** 31));
 export const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 40);
 
-type Schema = JsonSchema & { $ref?: string; type?: string | string[]; pattern?: string; properties?: Record<string, Schema> };
+type Schema = JsonSchema & {
+  $ref?: string;
+  type?: string | string[];
+  pattern?: string;
+  properties?: Record<string, Schema>;
+};
 
 /** The request schema's properties with their allowed JSON types and patterns, read from the contract. */
 export function requestProperties(doc: OpenApiDocument): Array<{ name: string; types: string[]; pattern?: RegExp }> {
@@ -20,7 +25,11 @@ export function requestProperties(doc: OpenApiDocument): Array<{ name: string; t
   };
   return Object.entries(schemas.CustomerRequest!.properties!).map(([name, raw]) => {
     const s = deref(raw);
-    return { name, types: [s.type].flat().filter((t): t is string => typeof t === "string"), ...(s.pattern ? { pattern: new RegExp(s.pattern) } : {}) };
+    return {
+      name,
+      types: [s.type].flat().filter((t): t is string => typeof t === "string"),
+      ...(s.pattern ? { pattern: new RegExp(s.pattern) } : {}),
+    };
   });
 }
 
@@ -47,19 +56,31 @@ export function wrongTypeBodies(doc: OpenApiDocument, valid: Record<string, unkn
   const props = requestProperties(doc);
   return fc
     .constantFrom(...props)
-    .chain((p) => anyValue.filter((v) => !fits(v, p.types)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })));
+    .chain((p) =>
+      anyValue.filter((v) => !fits(v, p.types)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })),
+    );
 }
 
 /** A valid body with a date field that is not month/day/year. */
 export function malformedDateBodies(doc: OpenApiDocument, valid: Record<string, unknown>) {
   const dates = requestProperties(doc).filter((p) => p.pattern);
   const bad = fc.oneof(
-    fc.date({ min: new Date("1900-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
-    fc.tuple(fc.integer({ min: 13, max: 99 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1900, max: 2100 })).map(([m, d, y]) => `${m}/${d}/${y}`),
-    fc.tuple(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1900, max: 2100 })).map(([d, m, y]) => `${d}-${m}-${y}`),
+    fc
+      .date({ min: new Date("1900-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
+    fc
+      .tuple(fc.integer({ min: 13, max: 99 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1900, max: 2100 }))
+      .map(([m, d, y]) => `${m}/${d}/${y}`),
+    fc
+      .tuple(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1900, max: 2100 }))
+      .map(([d, m, y]) => `${d}-${m}-${y}`),
     fc.string({ minLength: 1, maxLength: 12 }),
   );
-  return fc.constantFrom(...dates).chain((p) => bad.filter((v) => !p.pattern!.test(v)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })));
+  return fc
+    .constantFrom(...dates)
+    .chain((p) =>
+      bad.filter((v) => !p.pattern!.test(v)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })),
+    );
 }
 
 /** JSON text of a valid body, cut short or with a stray character, that no longer parses. */
@@ -68,7 +89,9 @@ export function malformedJson(valid: Record<string, unknown>) {
   return fc
     .oneof(
       fc.integer({ min: 1, max: text.length - 1 }).map((n) => text.slice(0, n)),
-      fc.tuple(fc.integer({ min: 0, max: text.length }), fc.constantFrom("{", "}", '"', ",", ":", "]", "\\")).map(([i, c]) => text.slice(0, i) + c + text.slice(i)),
+      fc
+        .tuple(fc.integer({ min: 0, max: text.length }), fc.constantFrom("{", "}", '"', ",", ":", "]", "\\"))
+        .map(([i, c]) => text.slice(0, i) + c + text.slice(i)),
     )
     .filter((t) => {
       try {
@@ -95,9 +118,15 @@ export async function assertProperty<T>(arb: fc.Arbitrary<T>, predicate: (v: T) 
   try {
     await fc.assert(fc.asyncProperty(arb, predicate), { seed: SEED, numRuns: RUNS, endOnFailure: false });
   } catch (err) {
-    const message = (err as Error).message.split("\n").filter((l) => !/^(Hint|\s*$)/.test(l)).slice(0, 8).join("\n");
+    const message = (err as Error).message
+      .split("\n")
+      .filter((l) => !/^(Hint|\s*$)/.test(l))
+      .slice(0, 8)
+      .join("\n");
     // fast-check keeps the failing assertion itself as the cause.
     const cause = (err as Error & { cause?: Error }).cause?.message?.split("\n")[0];
-    throw new Error(`${cause ? `${cause}\n` : ""}${message}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES`);
+    throw new Error(
+      `${cause ? `${cause}\n` : ""}${message}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES`,
+    );
   }
 }

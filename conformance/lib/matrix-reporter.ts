@@ -66,33 +66,67 @@ export default class MatrixReporter implements Reporter {
   onTestEnd(test: TestCase, result: TestResult): void {
     const annotations = [...test.annotations, ...(result.annotations ?? [])];
     const skip = annotations.find((a) => a.type === "skip")?.description;
-    const lines = stripAnsi(result.error?.message ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
-    const error = lines.length ? [lines[0], ...lines.filter((l) => /^(Expected|Received|Counterexample|Replay)\b/.test(l))].join(" · ") : undefined;
-    const reason = result.status === "skipped" ? skip : result.status === "passed" ? undefined : stripAnsi(error ?? result.status);
-    this.#outcomes.set(test, { title: test.title, file: test.location.file.split(/[\\/]/).pop()!, status: result.status, ...(reason ? { reason } : {}) });
+    const lines = stripAnsi(result.error?.message ?? "")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const error = lines.length
+      ? [lines[0], ...lines.filter((l) => /^(Expected|Received|Counterexample|Replay)\b/.test(l))].join(" · ")
+      : undefined;
+    const reason =
+      result.status === "skipped" ? skip : result.status === "passed" ? undefined : stripAnsi(error ?? result.status);
+    this.#outcomes.set(test, {
+      title: test.title,
+      file: test.location.file.split(/[\\/]/).pop()!,
+      status: result.status,
+      ...(reason ? { reason } : {}),
+    });
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult["status"] } | undefined> {
     const kinds = (process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[];
     // A run narrowed with --grep checks coverage only of what it selected.
     const filtered = process.env.CONFORMANCE_FILTERED === "1";
-    const profile = process.env.CONFORMANCE_PROFILE ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile) : undefined;
+    const profile = process.env.CONFORMANCE_PROFILE
+      ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
+      : undefined;
     const rows: MatrixRow[] = [...requirements().values()].map((r) => {
       const tests = this.#tests.get(requirementTag(r.id)) ?? [];
-      const checks = tests.map((t) => this.#outcomes.get(t) ?? { title: t.title, file: t.location.file.split(/[\\/]/).pop()!, status: "not run" as const });
+      const checks = tests.map(
+        (t) =>
+          this.#outcomes.get(t) ?? {
+            title: t.title,
+            file: t.location.file.split(/[\\/]/).pop()!,
+            status: "not run" as const,
+          },
+      );
       let verdict = verdictOf(r, checks, kinds, filtered);
       const expected = profile?.expectedFailures[r.id];
       if (expected !== undefined) {
         if (verdict === "failed") verdict = "expected failure";
         else if (verdict === "passed") verdict = "unexpected pass";
-        for (const c of checks) if (c.status !== "passed" && c.status !== "skipped") c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
+        for (const c of checks)
+          if (c.status !== "passed" && c.status !== "skipped")
+            c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
       }
       return { ...r, checks, verdict };
     });
-    const totals = { passed: 0, failed: 0, skipped: 0, uncovered: 0, "not selected": 0, "expected failure": 0, "unexpected pass": 0 } as Record<Verdict, number>;
+    const totals = {
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      uncovered: 0,
+      "not selected": 0,
+      "expected failure": 0,
+      "unexpected pass": 0,
+    } as Record<Verdict, number>;
     for (const row of rows) totals[row.verdict]++;
     // With a profile, Playwright's own status counts the expected failures; the matrix decides.
-    const failed = (profile ? result.status === "interrupted" || result.status === "timedout" : result.status !== "passed") || totals.failed > 0 || totals.uncovered > 0 || totals["unexpected pass"] > 0;
+    const failed =
+      (profile ? result.status === "interrupted" || result.status === "timedout" : result.status !== "passed") ||
+      totals.failed > 0 ||
+      totals.uncovered > 0 ||
+      totals["unexpected pass"] > 0;
     const summary: Summary = {
       target: process.env.CONFORMANCE_BASE_URL ?? "(not set)",
       kinds,
@@ -114,13 +148,26 @@ export default class MatrixReporter implements Reporter {
 function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filtered: boolean): Verdict {
   if (!kinds.includes(r.kind)) return "not selected";
   if (checks.length === 0) return filtered ? "not selected" : "uncovered";
-  if (checks.some((c) => c.status === "failed" || c.status === "timedOut" || c.status === "interrupted" || c.status === "not run")) return "failed";
+  if (
+    checks.some(
+      (c) => c.status === "failed" || c.status === "timedOut" || c.status === "interrupted" || c.status === "not run",
+    )
+  )
+    return "failed";
   if (checks.some((c) => c.status === "passed")) return "passed";
   return "skipped";
 }
 
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "");
-const ICON: Record<Verdict, string> = { passed: "✔", failed: "✘", skipped: "–", uncovered: "✘", "not selected": "·", "expected failure": "○", "unexpected pass": "✘" };
+const ICON: Record<Verdict, string> = {
+  passed: "✔",
+  failed: "✘",
+  skipped: "–",
+  uncovered: "✘",
+  "not selected": "·",
+  "expected failure": "○",
+  "unexpected pass": "✘",
+};
 
 function terminal(s: Summary, dir: string): string {
   const lines = [
@@ -129,13 +176,26 @@ function terminal(s: Summary, dir: string): string {
     `  ${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected`,
   ];
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
-    lines.push(`  profile: ${s.totals["expected failure"]} expected failures, ${s.totals["unexpected pass"]} unexpected passes (update the profile when a limitation is gone)`);
+    lines.push(
+      `  profile: ${s.totals["expected failure"]} expected failures, ${s.totals["unexpected pass"]} unexpected passes (update the profile when a limitation is gone)`,
+    );
   }
-  for (const r of s.requirements.filter((r) => r.verdict === "failed" || r.verdict === "uncovered" || r.verdict === "skipped" || r.verdict === "unexpected pass")) {
-    const why = r.verdict === "uncovered" ? "no check covers this requirement" : r.verdict === "unexpected pass" ? "listed as an expected failure in the profile, but passed" : (r.checks.find((c) => c.reason)?.reason ?? (r.checks.some((c) => c.status === "not run") ? "the run stopped before its checks ran" : ""));
+  for (const r of s.requirements.filter(
+    (r) =>
+      r.verdict === "failed" || r.verdict === "uncovered" || r.verdict === "skipped" || r.verdict === "unexpected pass",
+  )) {
+    const why =
+      r.verdict === "uncovered"
+        ? "no check covers this requirement"
+        : r.verdict === "unexpected pass"
+          ? "listed as an expected failure in the profile, but passed"
+          : (r.checks.find((c) => c.reason)?.reason ??
+            (r.checks.some((c) => c.status === "not run") ? "the run stopped before its checks ran" : ""));
     lines.push(`  ${ICON[r.verdict]} ${r.id} [${r.kind}] ${r.verdict}: ${why}`);
   }
-  lines.push(`Verdict: ${s.verdict.toUpperCase()}. Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`);
+  lines.push(
+    `Verdict: ${s.verdict.toUpperCase()}. Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`,
+  );
   return lines.join("\n");
 }
 
@@ -143,7 +203,8 @@ const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 function markdown(s: Summary): string {
   const rows = s.requirements.map((r) => {
-    const checks = r.checks.map((c) => `${c.file}: ${c.title} (${c.status}${c.reason ? `: ${c.reason}` : ""})`).join("<br>") || "—";
+    const checks =
+      r.checks.map((c) => `${c.file}: ${c.title} (${c.status}${c.reason ? `: ${c.reason}` : ""})`).join("<br>") || "—";
     return `| ${r.id} | ${r.kind} | ${cell(r.section)} | ${cell(r.text)} | ${cell(checks)} | ${ICON[r.verdict]} ${r.verdict} |`;
   });
   return [
@@ -161,12 +222,26 @@ function markdown(s: Summary): string {
 }
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-const COLOR: Record<Verdict, string> = { passed: "#e6f4ea", failed: "#fce8e6", skipped: "#fef7e0", uncovered: "#fce8e6", "not selected": "#f1f3f4", "expected failure": "#eef3fd", "unexpected pass": "#fce8e6" };
+const COLOR: Record<Verdict, string> = {
+  passed: "#e6f4ea",
+  failed: "#fce8e6",
+  skipped: "#fef7e0",
+  uncovered: "#fce8e6",
+  "not selected": "#f1f3f4",
+  "expected failure": "#eef3fd",
+  "unexpected pass": "#fce8e6",
+};
 
 function html(s: Summary): string {
   const rows = s.requirements
     .map((r) => {
-      const checks = r.checks.map((c) => `<li><code>${esc(c.file)}</code> ${esc(c.title)} — <b>${esc(c.status)}</b>${c.reason ? `: ${esc(c.reason)}` : ""}</li>`).join("") || "<li>no check</li>";
+      const checks =
+        r.checks
+          .map(
+            (c) =>
+              `<li><code>${esc(c.file)}</code> ${esc(c.title)} — <b>${esc(c.status)}</b>${c.reason ? `: ${esc(c.reason)}` : ""}</li>`,
+          )
+          .join("") || "<li>no check</li>";
       return `<tr style="background:${COLOR[r.verdict]}"><td><code>${esc(r.id)}</code></td><td>${esc(r.kind)}</td><td>${esc(r.section)}</td><td>${esc(r.text)}</td><td><ul>${checks}</ul></td><td>${ICON[r.verdict]} ${esc(r.verdict)}</td></tr>`;
     })
     .join("\n");

@@ -20,7 +20,8 @@ export function requirements(): Map<string, Requirement> {
   if (!cache) {
     const doc = parse(readFileSync(REQUIREMENTS_PATH, "utf8")) as { requirements: Requirement[] };
     cache = new Map(doc.requirements.map((r) => [r.id, r]));
-    if (cache.size !== doc.requirements.length) throw new Error(`${REQUIREMENTS_PATH}: a requirement id is listed twice`);
+    if (cache.size !== doc.requirements.length)
+      throw new Error(`${REQUIREMENTS_PATH}: a requirement id is listed twice`);
   }
   return cache;
 }

@@ -9,16 +9,31 @@ export function normalizeNames(value: unknown, names: readonly string[]): unknow
   if (Array.isArray(value)) return value.map((v) => normalizeNames(v, names));
   if (typeof value !== "object" || value === null) return value;
   const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [byLower.get(k.toLowerCase()) ?? k, normalizeNames(v, names)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [byLower.get(k.toLowerCase()) ?? k, normalizeNames(v, names)]),
+  );
 }
 
-export function problemsOf(set: SchemaSet, schema: string, value: unknown, t: Target, names: readonly string[]): Problem[] {
+export function problemsOf(
+  set: SchemaSet,
+  schema: string,
+  value: unknown,
+  t: Target,
+  names: readonly string[],
+): Problem[] {
   return set.check(schema, t.caseInsensitiveNames ? normalizeNames(value, names) : value);
 }
 
 export const describeProblems = (ps: Problem[]) => ps.map((p) => `${p.field || "(body)"} ${p.message}`).join("; ");
 
-const loose = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", removeNSPrefix: true, parseTagValue: false, trimValues: false, processEntities: true });
+const loose = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: false,
+  processEntities: true,
+});
 
 export interface LooseXml {
   root: string;
@@ -46,4 +61,5 @@ export function readXml(text: string): LooseXml {
 }
 
 /** The text an XML element would carry for a JSON scalar. */
-export const xmlText = (v: unknown) => (v === null || v === undefined ? null : typeof v === "number" ? String(v) : typeof v === "boolean" ? String(v) : v);
+export const xmlText = (v: unknown) =>
+  v === null || v === undefined ? null : typeof v === "number" ? String(v) : typeof v === "boolean" ? String(v) : v;

@@ -28,28 +28,49 @@ describe("bawa", () => {
     const tokenRes = await fetch(`${url}/v1/OAuth/Token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "demo-client", client_secret: "demo-secret", redirect_uri: "http://localhost:5173/callback" }),
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        client_id: "demo-client",
+        client_secret: "demo-secret",
+        redirect_uri: "http://localhost:5173/callback",
+      }),
     });
     const { access_token } = (await tokenRes.json()) as { access_token: string };
     const auth = { authorization: `Bearer ${access_token}` };
 
-    const created = (await (await fetch(`${url}/v1/api/DEMO/Customer`, {
-      method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ CustomerId: "", Name: "Loodgieter Lek B.V.", City: "Leiden" }),
-    })).json()) as { CustomerId: string };
-    const xml = await (await fetch(`${url}/V1/api/DEMO/Customer/${created.CustomerId}`, { headers: { ...auth, accept: "application/xml" } })).text();
+    const created = (await (
+      await fetch(`${url}/v1/api/DEMO/Customer`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ CustomerId: "", Name: "Loodgieter Lek B.V.", City: "Leiden" }),
+      })
+    ).json()) as { CustomerId: string };
+    const xml = await (
+      await fetch(`${url}/V1/api/DEMO/Customer/${created.CustomerId}`, {
+        headers: { ...auth, accept: "application/xml" },
+      })
+    ).text();
     expect(xml).toContain("<Name>Loodgieter Lek B.V.</Name>");
     const changed = await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, {
-      method: "PUT", headers: { ...auth, "content-type": "application/xml" }, body: xml.replace("<City>Leiden</City>", "<City>Katwijk</City>"),
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/xml" },
+      body: xml.replace("<City>Leiden</City>", "<City>Katwijk</City>"),
     });
     expect(changed.status).toBe(200);
     expect(((await changed.json()) as { City: string }).City).toBe("Katwijk");
-    expect((await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, { method: "DELETE", headers: auth })).status).toBe(200);
+    expect(
+      (await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, { method: "DELETE", headers: auth })).status,
+    ).toBe(200);
     expect((await fetch(`${url}/v1/api/DEMO/Customer/${created.CustomerId}`, { headers: auth })).status).toBe(404);
   }, 60_000);
 
   it("activate: the operator activates an application registered in the portal", async () => {
     const registered = await fetch(`${url}/portal/applications`, {
-      method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "name=Kassa&redirect_uri=http%3A%2F%2Flocalhost%3A9000%2Fcb",
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "name=Kassa&redirect_uri=http%3A%2F%2Flocalhost%3A9000%2Fcb",
     });
     const clientId = registered.headers.get("location")!.split("/").pop()!;
     const { stdout } = await bawa("activate", clientId, "--url", url);
@@ -61,7 +82,13 @@ describe("bawa", () => {
   }, 60_000);
 
   it("says what is wrong with the command line and exits 2", async () => {
-    for (const args of [["nope"], ["mock", "--port", "x"], ["mock", "--versions", "one"], ["refresh-token"], ["mock", "--frob"]]) {
+    for (const args of [
+      ["nope"],
+      ["mock", "--port", "x"],
+      ["mock", "--versions", "one"],
+      ["refresh-token"],
+      ["mock", "--frob"],
+    ]) {
       const failure = await bawa(...args).catch((e) => e);
       expect(failure.code, args.join(" ")).toBe(2);
       expect(failure.stderr, args.join(" ")).toMatch(/^bawa/);

@@ -59,7 +59,9 @@ requirement has a check. Reports in reports/conformance/: matrix.html,
 matrix.md, summary.json, junit.xml, results.json, html/ (Playwright report).
 
 options (each also an environment variable):
-${Object.entries(FLAGS).map(([f, v]) => `  --${f.padEnd(15)} ${v}`).join("\n")}
+${Object.entries(FLAGS)
+  .map(([f, v]) => `  --${f.padEnd(15)} ${v}`)
+  .join("\n")}
   --assumptions      also run assumption checks (CONFORMANCE_KINDS=spec,oauth,assumption)
   --wait-for-expiry  CONFORMANCE_WAIT_FOR_EXPIRY=1
   --grep <pattern>   only the checks whose title or requirement id matches (e.g. TOK-EXPIRY)
@@ -81,14 +83,16 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
   positionals: true,
   async run(values, positionals = []) {
     const env: Record<string, string | undefined> = { ...process.env };
-    for (const [flag, variable] of Object.entries(FLAGS)) if (typeof values[flag] === "string") env[variable] = values[flag] as string;
+    for (const [flag, variable] of Object.entries(FLAGS))
+      if (typeof values[flag] === "string") env[variable] = values[flag] as string;
     if (values.assumptions) env.CONFORMANCE_KINDS = "spec,oauth,assumption";
     if (values["wait-for-expiry"]) env.CONFORMANCE_WAIT_FOR_EXPIRY = "1";
 
     let own: Listening | undefined;
     let prism: ReturnType<typeof startPrism> | undefined;
     if (values.profile !== undefined) {
-      if (values.profile !== "prism") throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
+      if (values.profile !== "prism")
+        throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
       const port = await freePort();
       prism = startPrism({ host: "127.0.0.1", port, versions: ["1"], output: "pipe" });
       await prism.ready;
@@ -100,7 +104,10 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
       const mock = buildMock();
       own = await listen(mock, { host: "127.0.0.1", port: 0 });
-      Object.assign(env, { ...ownMockSettings(own.url, backgroundRefreshToken(mock)), ...(env.CONFORMANCE_KINDS ? { CONFORMANCE_KINDS: env.CONFORMANCE_KINDS } : {}) });
+      Object.assign(env, {
+        ...ownMockSettings(own.url, backgroundRefreshToken(mock)),
+        ...(env.CONFORMANCE_KINDS ? { CONFORMANCE_KINDS: env.CONFORMANCE_KINDS } : {}),
+      });
       console.log(`bawa conformance: no target given; checking the project's own mock at ${own.url}`);
     }
     try {
@@ -112,13 +119,21 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         throw err;
       }
       await reachable(target.baseUrl);
-      console.log(`bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`);
+      console.log(
+        `bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`,
+      );
       if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
-      const child = spawnSuite(env, [...(typeof values.grep === "string" ? ["--grep", values.grep] : []), ...positionals], "inherit");
+      const child = spawnSuite(
+        env,
+        [...(typeof values.grep === "string" ? ["--grep", values.grep] : []), ...positionals],
+        "inherit",
+      );
       const stop = () => child.kill("SIGINT");
       process.once("SIGINT", stop);
       const watchdog = watchTarget(target.baseUrl, (why) => {
-        console.error(`\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`);
+        console.error(
+          `\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`,
+        );
         stop();
       });
       const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 130 : 1))));
@@ -133,21 +148,33 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
 };
 
 /** Starts Playwright on the suite with the given settings. */
-export function spawnSuite(env: Record<string, string | undefined>, args: string[], stdio: "inherit" | "ignore"): ChildProcess {
+export function spawnSuite(
+  env: Record<string, string | undefined>,
+  args: string[],
+  stdio: "inherit" | "ignore",
+): ChildProcess {
   const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
-  return spawn(process.execPath, [cli, "test", "-c", resolve(PROJECT_ROOT, "conformance/playwright.config.ts"), ...args], { stdio, env, cwd: PROJECT_ROOT });
+  return spawn(
+    process.execPath,
+    [cli, "test", "-c", resolve(PROJECT_ROOT, "conformance/playwright.config.ts"), ...args],
+    { stdio, env, cwd: PROJECT_ROOT },
+  );
 }
 
 /** A refresh token of the mock's background user for demo-client, from its generator. */
 export function backgroundRefreshToken(mock: BawaMock): string {
-  const generated = mock.handle({ method: "POST", url: "/__mock/refresh-tokens", headers: {}, body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })) });
+  const generated = mock.handle({
+    method: "POST",
+    url: "/__mock/refresh-tokens",
+    headers: {},
+    body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })),
+  });
   const token = (JSON.parse(generated.body ?? "{}") as { refresh_token?: string }).refresh_token;
   if (!token) throw new Error(`the mock's refresh-token generator failed: ${generated.status} ${generated.body}`);
   return token;
 }
 
 const stopped = new Set<string>();
-
 
 /** Calls `onDown` once when the target has not answered twice in a row (every 2 s). */
 function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Timeout {

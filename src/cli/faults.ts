@@ -47,7 +47,8 @@ options:
       }
     }
     const jobs = Number(values.jobs ?? 2);
-    if (!Number.isInteger(jobs) || jobs < 1 || jobs > 8) throw new UsageError("--jobs must be a whole number from 1 to 8");
+    if (!Number.isInteger(jobs) || jobs < 1 || jobs > 8)
+      throw new UsageError("--jobs must be a whole number from 1 to 8");
     const root = resolve(PROJECT_ROOT, "reports/faults");
     rmSync(root, { recursive: true, force: true });
     const contract = compileContract();
@@ -62,7 +63,9 @@ options:
           outcomes.push(outcome);
           done++;
           const verdict = outcome.caught ? "caught" : "NOT CAUGHT";
-          console.log(`[${done}/${faults.length}] ${f.name.padEnd(32)} ${verdict} (${f.breaks.join(", ")}) in ${outcome.seconds.toFixed(0)} s`);
+          console.log(
+            `[${done}/${faults.length}] ${f.name.padEnd(32)} ${verdict} (${f.breaks.join(", ")}) in ${outcome.seconds.toFixed(0)} s`,
+          );
         }
       }),
     );
@@ -74,7 +77,9 @@ options:
     writeFileSync(resolve(PROJECT_ROOT, "reports/faults.md"), table(score, outcomes));
     console.log(`bawa faults: ${score}. Table: reports/faults.md`);
     for (const o of outcomes.filter((o) => !o.caught)) {
-      console.error(`  not caught: ${o.fault} (${o.what}) — the suite reported failed: ${o.failed.join(", ") || "nothing"}; expected: ${o.breaks.join(", ")}`);
+      console.error(
+        `  not caught: ${o.fault} (${o.what}) — the suite reported failed: ${o.failed.join(", ") || "nothing"}; expected: ${o.breaks.join(", ")}`,
+      );
     }
     return caught === outcomes.length ? 0 : 1;
   },
@@ -117,7 +122,10 @@ async function runFault(fault: Fault, contract: ReturnType<typeof compileContrac
 }
 
 function table(score: string, outcomes: Outcome[]): string {
-  const rows = outcomes.map((o) => `| \`${o.fault}\` | ${o.what} | ${o.breaks.join(", ")} | ${o.caughtBy.join("; ") || "—"} | ${o.caught ? "caught" : "**not caught**"} |`);
+  const rows = outcomes.map(
+    (o) =>
+      `| \`${o.fault}\` | ${o.what} | ${o.breaks.join(", ")} | ${o.caughtBy.join("; ") || "—"} | ${o.caught ? "caught" : "**not caught**"} |`,
+  );
   return [
     "# Fault matrix",
     "",

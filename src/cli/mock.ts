@@ -58,15 +58,23 @@ options (flag, else environment variable, else default):
 
     const started = performance.now();
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
-    const mock = buildMock({ seedDir, config: { versions, scope }, faults, contract: compileContract(undefined, { eager: false }), ...(dataDir ? { dataDir: resolve(dataDir) } : {}) });
+    const mock = buildMock({
+      seedDir,
+      config: { versions, scope },
+      faults,
+      contract: compileContract(undefined, { eager: false }),
+      ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
+    });
     const app = values.quiet ? mock : withLog(mock);
     let listening;
     try {
       listening = await listen(app, { host, port });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      if (e.code === "EADDRINUSE") throw new Error(`port ${port} on ${host} is in use; pick another with --port or BAWA_PORT`);
-      if (e.code === "EADDRNOTAVAIL") throw new Error(`cannot listen on ${host}: no such local address (--host, BAWA_HOST)`);
+      if (e.code === "EADDRINUSE")
+        throw new Error(`port ${port} on ${host} is in use; pick another with --port or BAWA_PORT`);
+      if (e.code === "EADDRNOTAVAIL")
+        throw new Error(`cannot listen on ${host}: no such local address (--host, BAWA_HOST)`);
       throw err;
     }
     const ms = Math.round(performance.now() - started);
@@ -83,12 +91,17 @@ options (flag, else environment variable, else default):
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
   API:        ${base}/api/DEMO/CustomerInfoList   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
-  apps:       ${mock.registry.applications().map((a) => `${a.clientId} (${a.status})`).join(", ")}
+  apps:       ${mock.registry
+    .applications()
+    .map((a) => `${a.clientId} (${a.status})`)
+    .join(", ")}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock
   state:      ${dataDir ? `customers kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps customers across restarts)"}
 Ctrl-C stops it.`);
     if (faults.length > 0) {
-      console.log(`\n!!! FAULTS ON: ${faults.map((f) => f.name).join(", ")}. This mock breaks the rules on purpose; every answer carries X-Bawa-Faults. Do not build against it.\n`);
+      console.log(
+        `\n!!! FAULTS ON: ${faults.map((f) => f.name).join(", ")}. This mock breaks the rules on purpose; every answer carries X-Bawa-Faults. Do not build against it.\n`,
+      );
     }
 
     await new Promise<void>((done) => {
@@ -102,7 +115,9 @@ Ctrl-C stops it.`);
 
 function withLog(mock: ReturnType<typeof buildMock>) {
   const log = (method: string, url: string, status: number, ms: number) =>
-    console.log(`${new Date().toISOString()} ${method} ${url.length > 100 ? `${url.slice(0, 100)}...` : url} -> ${status} (${ms.toFixed(1)} ms)`);
+    console.log(
+      `${new Date().toISOString()} ${method} ${url.length > 100 ? `${url.slice(0, 100)}...` : url} -> ${status} (${ms.toFixed(1)} ms)`,
+    );
   return {
     handle: (req: Parameters<typeof mock.handle>[0]) => {
       const t = performance.now();

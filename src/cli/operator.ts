@@ -14,7 +14,9 @@ async function post(base: string, path: string, body?: unknown): Promise<{ statu
       signal: AbortSignal.timeout(10_000),
     });
   } catch (err) {
-    throw new Error(`cannot reach the mock at ${base} (${(err as Error).cause ?? (err as Error).message}); start it with \`npm start\` or pass --url`);
+    throw new Error(
+      `cannot reach the mock at ${base} (${(err as Error).cause ?? (err as Error).message}); start it with \`npm start\` or pass --url`,
+    );
   }
   const text = await res.text();
   let json: any;
@@ -44,7 +46,9 @@ ${MOCK_URL_HELP}
     const base = setting(values, "url", "BAWA_MOCK_URL", "http://127.0.0.1:4010");
     const { status, json } = await post(base, `/__mock/applications/${encodeURIComponent(clientId)}/activate`);
     if (status !== 200) throw new Error(json.Message ?? `HTTP ${status}`);
-    console.log(`${json.clientId} is ${json.status}\nclient_id=${json.clientId}\nclient_secret=${json.clientSecret}\nredirect_uri=${json.redirectUri}`);
+    console.log(
+      `${json.clientId} is ${json.status}\nclient_id=${json.clientId}\nclient_secret=${json.clientSecret}\nredirect_uri=${json.redirectUri}`,
+    );
   },
 };
 
@@ -63,15 +67,24 @@ options:
 ${MOCK_URL_HELP}
   --json                                    print the whole answer as JSON
   -h, --help                                this text`,
-  options: { client: { type: "string" }, secret: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } },
+  options: {
+    client: { type: "string" },
+    secret: { type: "string" },
+    url: { type: "string" },
+    json: { type: "boolean" },
+  },
   async run(values) {
     const clientId = setting(values, "client", "BAWA_CLIENT_ID", "");
     const clientSecret = setting(values, "secret", "BAWA_CLIENT_SECRET", "");
-    if (!clientId || !clientSecret) throw new UsageError("--client and --secret are required (or BAWA_CLIENT_ID and BAWA_CLIENT_SECRET)");
+    if (!clientId || !clientSecret)
+      throw new UsageError("--client and --secret are required (or BAWA_CLIENT_ID and BAWA_CLIENT_SECRET)");
     const base = setting(values, "url", "BAWA_MOCK_URL", "http://127.0.0.1:4010");
     const { status, json } = await post(base, "/__mock/refresh-tokens", { clientId, clientSecret });
     if (status !== 200) throw new Error(json.Message ?? `HTTP ${status}`);
     console.log(values.json ? JSON.stringify(json, null, 2) : json.refresh_token);
-    if (!values.json) console.error(`bawa refresh-token: for user ${json.user} (databases ${json.databases.join(", ")}), client ${json.client_id}`);
+    if (!values.json)
+      console.error(
+        `bawa refresh-token: for user ${json.user} (databases ${json.databases.join(", ")}), client ${json.client_id}`,
+      );
   },
 };

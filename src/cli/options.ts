@@ -23,14 +23,18 @@ export function setting(values: Record<string, unknown>, flag: string, env: stri
 export function portSetting(values: Record<string, unknown>, flag: string, env: string, fallback: number): number {
   const raw = setting(values, flag, env, String(fallback));
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${flag} (${env}) must be a port number 0-65535, not ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--${flag} (${env}) must be a port number 0-65535, not ${JSON.stringify(raw)}`);
   return port;
 }
 
 /** API versions from --versions or BAWA_VERSIONS: digits, with or without a leading v. */
 export function versionsSetting(values: Record<string, unknown>): string[] {
-  const versions = setting(values, "versions", "BAWA_VERSIONS", "1").split(",").map((v) => v.trim().replace(/^[vV]/, ""));
-  if (versions.some((v) => !/^\d+$/.test(v))) throw new UsageError("--versions must be digits separated by commas, like 1,18,221");
+  const versions = setting(values, "versions", "BAWA_VERSIONS", "1")
+    .split(",")
+    .map((v) => v.trim().replace(/^[vV]/, ""));
+  if (versions.some((v) => !/^\d+$/.test(v)))
+    throw new UsageError("--versions must be digits separated by commas, like 1,18,221");
   return versions;
 }
 

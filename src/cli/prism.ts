@@ -34,8 +34,17 @@ options (flag, else environment variable, else default):
     const host = setting(values, "host", "BAWA_PRISM_HOST", "127.0.0.1");
     const port = portSetting(values, "port", "BAWA_PRISM_PORT", 4011);
     const versions = versionsSetting(values);
-    const prism = startPrism({ host, port, versions, seedDir: resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR)), dynamic: values.dynamic === true, output: "inherit" });
-    console.log(`bawa prism: serving ${versions.map((v) => `/v${v}, /V${v}`).join(", ")} on ${prism.url} (Prism, stateless)`);
+    const prism = startPrism({
+      host,
+      port,
+      versions,
+      seedDir: resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR)),
+      dynamic: values.dynamic === true,
+      output: "inherit",
+    });
+    console.log(
+      `bawa prism: serving ${versions.map((v) => `/v${v}, /V${v}`).join(", ")} on ${prism.url} (Prism, stateless)`,
+    );
     const stop = () => prism.child.kill("SIGTERM");
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
@@ -53,16 +62,30 @@ export interface RunningPrism {
 }
 
 /** Starts Prism on the contract with versioned paths and the seed's examples. */
-export function startPrism(opts: { host: string; port: number; versions: readonly string[]; seedDir?: string; dynamic?: boolean; output?: "inherit" | "pipe" }): RunningPrism {
+export function startPrism(opts: {
+  host: string;
+  port: number;
+  versions: readonly string[];
+  seedDir?: string;
+  dynamic?: boolean;
+  output?: "inherit" | "pipe";
+}): RunningPrism {
   const contract = compileContract();
   const seed = loadSeed(contract, opts.seedDir ?? DEFAULT_SEED_DIR);
   const dir = mkdtempSync(join(tmpdir(), "bawa-prism-"));
   const file = join(dir, "openapi.prism.yaml");
-  writeFileSync(file, stringify(prismDocument(contract.doc, seed.customers, opts.versions, DEFAULT_CONFIG.scope), { aliasDuplicateObjects: false }));
+  writeFileSync(
+    file,
+    stringify(prismDocument(contract.doc, seed.customers, opts.versions, DEFAULT_CONFIG.scope), {
+      aliasDuplicateObjects: false,
+    }),
+  );
   const prism = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
   const args = [prism, "mock", file, "--host", opts.host, "--port", String(opts.port), "--errors", "false"];
   if (opts.dynamic) args.push("--dynamic");
-  const child = spawn(process.execPath, args, { stdio: opts.output === "pipe" ? ["ignore", "pipe", "pipe"] : "inherit" });
+  const child = spawn(process.execPath, args, {
+    stdio: opts.output === "pipe" ? ["ignore", "pipe", "pipe"] : "inherit",
+  });
   const exited = new Promise<number>((done) =>
     child.on("exit", (c) => {
       rmSync(dir, { recursive: true, force: true });

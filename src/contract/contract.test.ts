@@ -4,28 +4,69 @@ import { loadContract, SchemaSet, type JsonSchema } from "./contract.ts";
 // The customer field table of the service description, transcribed: this is
 // the oracle the contract is held to, so it is written out, not derived.
 const FIELD_TABLE: Array<[string, "boolean" | "string" | "string?" | "number" | "integer" | "date?" | "array?"]> = [
-  ["ApplyOrderSurcharge", "boolean"], ["ChargeVatTypeId", "string"], ["CollectiveInvoiceSystemId", "string?"],
-  ["CombineInvoicesForElectronicBanking", "boolean"], ["CreditLimit", "number"], ["CreditSqueezeId", "string?"],
-  ["CurrencyId", "string?"], ["CustomerGroupId", "integer"], ["CustomerStateId", "string?"], ["Database", "string?"],
-  ["DeliveryConditionId", "string?"], ["DiscountPercentage", "number"], ["HasOutstandingBalance", "boolean"],
-  ["IncludeUnpaidInvoices", "boolean"], ["IntrastatGoodsCodeId", "string?"], ["IntrastatGoodsDistributionId", "string?"],
-  ["IntrastatStatSystemId", "string?"], ["IntrastatTrafficRegionId", "string?"], ["IntrastatTransactionTypeId", "string?"],
-  ["IntrastatTransportTypeId", "string?"], ["InvoiceOnBehalfOfMembers", "boolean"], ["IsDunForPayment", "boolean"],
-  ["IsInFactoring", "boolean"], ["IsPaymentRefRequired", "boolean"], ["PaymentConditionId", "string?"],
-  ["Person", "string?"], ["PricelistId", "string?"], ["PrintPurchaseDetails", "boolean"],
-  ["PurchaseOrganizationId", "string?"], ["RevenueAccountId", "string?"], ["VatScenarioId", "string?"],
-  ["AccountManagerId", "string?"], ["Addresses", "array?"], ["BusinessNumber", "string?"], ["City", "string?"],
-  ["CocCity", "string?"], ["CocDate", "date?"], ["CocRegistration", "string?"], ["CountryId", "string?"],
-  ["CustomerId", "string"], ["Email", "string?"], ["Fax", "string?"], ["Homepage", "string?"], ["LanguageId", "string?"],
-  ["MobilePhone", "string?"], ["Name", "string"], ["OrganizationId", "integer"], ["ShortName", "string?"],
-  ["Street1", "string?"], ["Street2", "string?"], ["SupplierId", "string?"], ["Telephone", "string?"],
-  ["VatNumber", "string?"], ["VatVerificationDate", "date?"], ["ZipCode", "string?"],
+  ["ApplyOrderSurcharge", "boolean"],
+  ["ChargeVatTypeId", "string"],
+  ["CollectiveInvoiceSystemId", "string?"],
+  ["CombineInvoicesForElectronicBanking", "boolean"],
+  ["CreditLimit", "number"],
+  ["CreditSqueezeId", "string?"],
+  ["CurrencyId", "string?"],
+  ["CustomerGroupId", "integer"],
+  ["CustomerStateId", "string?"],
+  ["Database", "string?"],
+  ["DeliveryConditionId", "string?"],
+  ["DiscountPercentage", "number"],
+  ["HasOutstandingBalance", "boolean"],
+  ["IncludeUnpaidInvoices", "boolean"],
+  ["IntrastatGoodsCodeId", "string?"],
+  ["IntrastatGoodsDistributionId", "string?"],
+  ["IntrastatStatSystemId", "string?"],
+  ["IntrastatTrafficRegionId", "string?"],
+  ["IntrastatTransactionTypeId", "string?"],
+  ["IntrastatTransportTypeId", "string?"],
+  ["InvoiceOnBehalfOfMembers", "boolean"],
+  ["IsDunForPayment", "boolean"],
+  ["IsInFactoring", "boolean"],
+  ["IsPaymentRefRequired", "boolean"],
+  ["PaymentConditionId", "string?"],
+  ["Person", "string?"],
+  ["PricelistId", "string?"],
+  ["PrintPurchaseDetails", "boolean"],
+  ["PurchaseOrganizationId", "string?"],
+  ["RevenueAccountId", "string?"],
+  ["VatScenarioId", "string?"],
+  ["AccountManagerId", "string?"],
+  ["Addresses", "array?"],
+  ["BusinessNumber", "string?"],
+  ["City", "string?"],
+  ["CocCity", "string?"],
+  ["CocDate", "date?"],
+  ["CocRegistration", "string?"],
+  ["CountryId", "string?"],
+  ["CustomerId", "string"],
+  ["Email", "string?"],
+  ["Fax", "string?"],
+  ["Homepage", "string?"],
+  ["LanguageId", "string?"],
+  ["MobilePhone", "string?"],
+  ["Name", "string"],
+  ["OrganizationId", "integer"],
+  ["ShortName", "string?"],
+  ["Street1", "string?"],
+  ["Street2", "string?"],
+  ["SupplierId", "string?"],
+  ["Telephone", "string?"],
+  ["VatNumber", "string?"],
+  ["VatVerificationDate", "date?"],
+  ["ZipCode", "string?"],
 ];
 
 const doc = loadContract();
 const schemas = doc.components.schemas;
 const deref = (s: JsonSchema): JsonSchema =>
-  typeof s.$ref === "string" ? { ...deref(schemas[s.$ref.split("/").pop() as string] as JsonSchema), ...s, $ref: undefined } : s;
+  typeof s.$ref === "string"
+    ? { ...deref(schemas[s.$ref.split("/").pop() as string] as JsonSchema), ...s, $ref: undefined }
+    : s;
 const typesOf = (s: JsonSchema) => [deref(s).type].flat().sort();
 
 describe("the customer in the contract", () => {
@@ -40,8 +81,13 @@ describe("the customer in the contract", () => {
   it.each(FIELD_TABLE)("%s has the type and nullability of the table (%s)", (name, kind) => {
     const prop = customer.properties[name] as JsonSchema;
     const want = {
-      boolean: ["boolean"], string: ["string"], "string?": ["null", "string"], number: ["number"],
-      integer: ["integer"], "date?": ["null", "string"], "array?": ["array", "null"],
+      boolean: ["boolean"],
+      string: ["string"],
+      "string?": ["null", "string"],
+      number: ["number"],
+      integer: ["integer"],
+      "date?": ["null", "string"],
+      "array?": ["array", "null"],
     }[kind];
     expect(typesOf(prop)).toEqual(want);
     if (kind === "number") expect(prop.format).toBe("decimal");
@@ -50,8 +96,15 @@ describe("the customer in the contract", () => {
 
   const valid = new SchemaSet(doc);
   it.each([
-    ["03/31/2024", true], ["3/1/2024", true], ["12/31/1999", true], [null, true],
-    ["2024-03-31", false], ["31/03/2024", false], ["31-3-2024", false], ["13/01/2024", false], ["", false],
+    ["03/31/2024", true],
+    ["3/1/2024", true],
+    ["12/31/1999", true],
+    [null, true],
+    ["2024-03-31", false],
+    ["31/03/2024", false],
+    ["31-3-2024", false],
+    ["13/01/2024", false],
+    ["", false],
   ])("writes dates as month/day/year: %j is %s", (value, ok) => {
     expect(valid.check("MonthDayYear", value).length === 0).toBe(ok);
   });
@@ -64,7 +117,13 @@ describe("request bodies", () => {
     const body: Record<string, unknown> = { Name: "Bakkerij De Korenaar" };
     expect(requests.check("CustomerRequest", body)).toEqual([]);
     expect(new SchemaSet(doc).check("Customer", body)).toEqual([]);
-    expect(body).toMatchObject({ CustomerId: "", OrganizationId: 0, ChargeVatTypeId: "J", Email: null, IsInFactoring: false });
+    expect(body).toMatchObject({
+      CustomerId: "",
+      OrganizationId: 0,
+      ChargeVatTypeId: "J",
+      Email: null,
+      IsInFactoring: false,
+    });
   });
 
   it("refuse a body without Name, naming the field", () => {
@@ -82,16 +141,26 @@ describe("request bodies", () => {
 
 describe("the OAuth parts of the contract", () => {
   const valid = new SchemaSet(doc);
-  const token = { access_token: "a", token_type: "bearer", expires_in: 7200, refresh_token: "r", scope: "http://BusinessAdmin.Mock.API/Web/WebApi/*" };
+  const token = {
+    access_token: "a",
+    token_type: "bearer",
+    expires_in: 7200,
+    refresh_token: "r",
+    scope: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
+  };
 
   it("accept the token response of the description and nothing with another lifetime", () => {
     expect(valid.check("TokenResponse", token)).toEqual([]);
-    expect(valid.check("TokenResponse", { ...token, expires_in: 3600 })).toEqual([{ field: "expires_in", message: "must be 7200" }]);
+    expect(valid.check("TokenResponse", { ...token, expires_in: 3600 })).toEqual([
+      { field: "expires_in", message: "must be 7200" },
+    ]);
   });
 
   it("tell the two grant types apart and require every parameter of each", () => {
     const base = { client_id: "c", client_secret: "s", redirect_uri: "http://localhost/cb" };
-    const tokenRequest = (doc.paths["/OAuth/Token"]?.post as any).requestBody.content["application/x-www-form-urlencoded"].schema;
+    const tokenRequest = (doc.paths["/OAuth/Token"]?.post as any).requestBody.content[
+      "application/x-www-form-urlencoded"
+    ].schema;
     expect(tokenRequest.discriminator.propertyName).toBe("grant_type");
     expect(valid.check("AuthorizationCodeGrant", { ...base, grant_type: "authorization_code", code: "x" })).toEqual([]);
     expect(valid.check("RefreshTokenGrant", { ...base, grant_type: "refresh_token" })).toEqual([
@@ -155,8 +224,14 @@ describe("the spec view of the contract", async () => {
   it("still holds it to the description's types", () => {
     const customer = { Name: "x" } as Record<string, unknown>;
     expect(spec.check("Customer", customer).length).toBeGreaterThan(50);
-    expect(spec.check("TokenResponse", { access_token: "a", token_type: "bearer", expires_in: 3600, refresh_token: "r", scope: "http://A.B.API/Web/WebApi/*" })).toEqual([
-      { field: "expires_in", message: "must be 7200" },
-    ]);
+    expect(
+      spec.check("TokenResponse", {
+        access_token: "a",
+        token_type: "bearer",
+        expires_in: 3600,
+        refresh_token: "r",
+        scope: "http://A.B.API/Web/WebApi/*",
+      }),
+    ).toEqual([{ field: "expires_in", message: "must be 7200" }]);
   });
 });

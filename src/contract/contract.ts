@@ -47,7 +47,10 @@ export class SchemaSet {
   readonly #cache = new Map<string, ValidateFunction>();
   readonly #id: string;
 
-  constructor(readonly doc: OpenApiDocument, options: ValidatorOptions = {}) {
+  constructor(
+    readonly doc: OpenApiDocument,
+    options: ValidatorOptions = {},
+  ) {
     this.#ajv = new Ajv2020({
       strict: true,
       allErrors: true,
@@ -140,7 +143,14 @@ export function specView(doc: OpenApiDocument): OpenApiDocument {
     if ("x-assumption" in obj && ("type" in obj || "properties" in obj)) {
       return { type: obj.type ?? "object", description: `loosened: ${String(obj["x-assumption"])}` };
     }
-    return Object.fromEntries(Object.entries(obj).filter(([k]) => !NOT_IN_DESCRIPTION.includes(k)).map(([k, v]) => [k, loosen(v)]));
+    return Object.fromEntries(
+      Object.entries(obj)
+        .filter(([k]) => !NOT_IN_DESCRIPTION.includes(k))
+        .map(([k, v]) => [k, loosen(v)]),
+    );
   };
-  return { ...doc, components: { ...doc.components, schemas: loosen(doc.components.schemas) as Record<string, JsonSchema> } };
+  return {
+    ...doc,
+    components: { ...doc.components, schemas: loosen(doc.components.schemas) as Record<string, JsonSchema> },
+  };
 }

@@ -9,11 +9,22 @@ export interface ObservedResponse {
   body: string;
 }
 
-type ResponseObject = { $ref?: string; content?: Record<string, { schema?: JsonSchema }>; headers?: Record<string, unknown> };
+type ResponseObject = {
+  $ref?: string;
+  content?: Record<string, { schema?: JsonSchema }>;
+  headers?: Record<string, unknown>;
+};
 
 /** The contract's response object for an operation and status, with `$ref` resolved. */
-export function declaredResponse(contract: CompiledContract, path: string, method: string, status: number): ResponseObject | undefined {
-  const op = contract.doc.paths[path]?.[method.toLowerCase()] as { responses?: Record<string, ResponseObject> } | undefined;
+export function declaredResponse(
+  contract: CompiledContract,
+  path: string,
+  method: string,
+  status: number,
+): ResponseObject | undefined {
+  const op = contract.doc.paths[path]?.[method.toLowerCase()] as
+    | { responses?: Record<string, ResponseObject> }
+    | undefined;
   if (!op) throw new Error(`contract: no operation ${method.toUpperCase()} ${path}`);
   let r = op.responses?.[String(status)];
   if (r?.$ref) r = (contract.doc.components.responses as Record<string, ResponseObject>)[r.$ref.split("/").pop()!];
@@ -23,23 +34,43 @@ export function declaredResponse(contract: CompiledContract, path: string, metho
 /** The name of the component schema a media type's schema refers to. */
 function schemaName(schema: JsonSchema | undefined): string | undefined {
   const ref = schema?.$ref;
-  return typeof ref === "string" && ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : undefined;
+  return typeof ref === "string" && ref.startsWith("#/components/schemas/")
+    ? ref.slice("#/components/schemas/".length)
+    : undefined;
 }
 
 /**
  * Problems of an answer against the contract: an undeclared status, an
  * undeclared media type, or a body that does not fit the schema. Empty when it fits.
  */
-export function checkResponse(contract: CompiledContract, path: string, method: string, res: ObservedResponse): Problem[] {
+export function checkResponse(
+  contract: CompiledContract,
+  path: string,
+  method: string,
+  res: ObservedResponse,
+): Problem[] {
   const declared = declaredResponse(contract, path, method, res.status);
-  if (!declared) return [{ field: "", message: `status ${res.status} is not declared for ${method.toUpperCase()} ${path}` }];
+  if (!declared)
+    return [{ field: "", message: `status ${res.status} is not declared for ${method.toUpperCase()} ${path}` }];
   if (!declared.content) {
-    return res.body.length === 0 ? [] : [{ field: "", message: `status ${res.status} of ${method.toUpperCase()} ${path} has no body in the contract, got ${res.body.length} bytes` }];
+    return res.body.length === 0
+      ? []
+      : [
+          {
+            field: "",
+            message: `status ${res.status} of ${method.toUpperCase()} ${path} has no body in the contract, got ${res.body.length} bytes`,
+          },
+        ];
   }
   const mediaType = res.contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
   const media = declared.content[mediaType];
   if (!media) {
-    return [{ field: "", message: `media type ${mediaType || "(none)"} is not declared for ${res.status} of ${method.toUpperCase()} ${path}; declared: ${Object.keys(declared.content).join(", ")}` }];
+    return [
+      {
+        field: "",
+        message: `media type ${mediaType || "(none)"} is not declared for ${res.status} of ${method.toUpperCase()} ${path}; declared: ${Object.keys(declared.content).join(", ")}`,
+      },
+    ];
   }
   const name = schemaName(media.schema);
   if (!name) return [];

@@ -37,7 +37,11 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     ...(build.codeSeconds !== undefined ? { codeSeconds: build.codeSeconds } : {}),
     ...(build.secretBytes !== undefined ? { secretBytes: build.secretBytes } : {}),
   });
-  const authorization = createAuthorizationServer(registry, tokens, build.checkCsrf === false ? { checkCsrf: false } : {});
+  const authorization = createAuthorizationServer(
+    registry,
+    tokens,
+    build.checkCsrf === false ? { checkCsrf: false } : {},
+  );
   const journal = options.dataDir ? new FileJournal(options.dataDir) : undefined;
   const recorded = journal?.read() ?? [];
   const mock = createMock({

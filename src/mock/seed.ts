@@ -35,7 +35,9 @@ function loadCustomers(contract: CompiledContract, dir: string): Seed {
   const folder = join(dir, "customers");
   let files: string[];
   try {
-    files = readdirSync(folder).filter((f) => f.endsWith(".json")).sort();
+    files = readdirSync(folder)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
   } catch {
     throw new SeedError(`no customers folder at ${folder}: it holds one <DATABASE>.json per database`);
   }
@@ -59,7 +61,8 @@ function loadCustomers(contract: CompiledContract, dir: string): Seed {
         throw new SeedError(`${where}: customer ${i} does not fit the contract: ${p.field || "body"} ${p.message}`);
       }
       const id = (c as Customer).CustomerId;
-      if (id === "" || ids.has(id)) throw new SeedError(`${where}: customer ${i} needs a unique, non-empty CustomerId (got ${JSON.stringify(id)})`);
+      if (id === "" || ids.has(id))
+        throw new SeedError(`${where}: customer ${i} needs a unique, non-empty CustomerId (got ${JSON.stringify(id)})`);
       ids.add(id);
     });
     seed[basename(file, ".json")] = text;
@@ -78,9 +81,11 @@ function loadOAuth(dir: string): OAuthSeed {
   }
   apps.forEach((a: Partial<Application>, i) => {
     for (const key of ["clientId", "clientSecret", "name", "redirectUri"] as const) {
-      if (typeof a[key] !== "string" || a[key] === "") throw new SeedError(`${where}: applications[${i}].${key} must be a non-empty string`);
+      if (typeof a[key] !== "string" || a[key] === "")
+        throw new SeedError(`${where}: applications[${i}].${key} must be a non-empty string`);
     }
-    if (a.status !== "pending" && a.status !== "Actief") throw new SeedError(`${where}: applications[${i}].status must be pending or Actief`);
+    if (a.status !== "pending" && a.status !== "Actief")
+      throw new SeedError(`${where}: applications[${i}].status must be pending or Actief`);
   });
   users.forEach((u: Partial<User>, i) => {
     if (typeof u.username !== "string" || typeof u.password !== "string" || !Array.isArray(u.databases)) {

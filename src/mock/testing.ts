@@ -8,8 +8,16 @@ import { checkResponse } from "../contract/responses.ts";
 import type { MockRequest, MockResponse } from "./core/http.ts";
 import { type BawaMock, buildMock } from "./index.ts";
 
-export const DEMO_APP = { clientId: "demo-client", clientSecret: "demo-secret", redirectUri: "http://localhost:5173/callback" };
-export const SECOND_APP = { clientId: "second-client", clientSecret: "second-secret", redirectUri: "http://localhost:5174/cb" };
+export const DEMO_APP = {
+  clientId: "demo-client",
+  clientSecret: "demo-secret",
+  redirectUri: "http://localhost:5173/callback",
+};
+export const SECOND_APP = {
+  clientId: "second-client",
+  clientSecret: "second-secret",
+  redirectUri: "http://localhost:5174/cb",
+};
 export const SCOPE = "http://BusinessAdmin.Mock.API/Web/WebApi/*";
 
 export interface Reply extends MockResponse {
@@ -17,9 +25,19 @@ export interface Reply extends MockResponse {
   json<T = any>(): T;
 }
 
-export function call(mock: BawaMock, method: string, url: string, init: { headers?: Record<string, string>; body?: string | Buffer } = {}): Reply {
+export function call(
+  mock: BawaMock,
+  method: string,
+  url: string,
+  init: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Reply {
   const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-  const req: MockRequest = { method, url, headers, body: typeof init.body === "string" ? Buffer.from(init.body) : init.body };
+  const req: MockRequest = {
+    method,
+    url,
+    headers,
+    body: typeof init.body === "string" ? Buffer.from(init.body) : init.body,
+  };
   const res = mock.handle(req);
   const text = res.body ?? "";
   return { ...res, text, json: () => JSON.parse(text) };
@@ -27,7 +45,11 @@ export function call(mock: BawaMock, method: string, url: string, init: { header
 
 /** Fails the test when an answer of a contract operation does not fit the contract. */
 export function expectContract(mock: BawaMock, path: string, method: string, res: Reply): void {
-  const problems = checkResponse(mock.ctx.contract, path, method, { status: res.status, contentType: res.headers["content-type"], body: res.text });
+  const problems = checkResponse(mock.ctx.contract, path, method, {
+    status: res.status,
+    contentType: res.headers["content-type"],
+    body: res.text,
+  });
   expect(problems, `${method} ${path} -> ${res.status} breaks the contract`).toEqual([]);
 }
 
@@ -37,11 +59,24 @@ const FORM = { "content-type": "application/x-www-form-urlencoded" };
 /** Walks authorize → login → permission in process, as a browser would; returns the final redirect. */
 export function authorizeThroughScreens(
   mock: BawaMock,
-  opts: { responseType: "code" | "token"; username?: string; password?: string; state?: string; decision?: "allow" | "deny"; app?: typeof DEMO_APP; version?: string },
+  opts: {
+    responseType: "code" | "token";
+    username?: string;
+    password?: string;
+    state?: string;
+    decision?: "allow" | "deny";
+    app?: typeof DEMO_APP;
+    version?: string;
+  },
 ): URL {
   const app = opts.app ?? DEMO_APP;
   const v = opts.version ?? "v1";
-  const q = new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: SCOPE, response_type: opts.responseType });
+  const q = new URLSearchParams({
+    client_id: app.clientId,
+    redirect_uri: app.redirectUri,
+    scope: SCOPE,
+    response_type: opts.responseType,
+  });
   if (opts.state !== undefined) q.set("state", opts.state);
   const start = call(mock, "GET", `/${v}/OAuth/Authorize?${q}`);
   expect(start.status, start.text).toBe(302);
@@ -74,9 +109,21 @@ export function tokenRequest(mock: BawaMock, params: Record<string, string>, ver
 export function codeFlowTokens(mock: BawaMock, username = "demo", app = DEMO_APP) {
   const redirect = authorizeThroughScreens(mock, { responseType: "code", username, password: username, app });
   const code = redirect.searchParams.get("code")!;
-  const res = tokenRequest(mock, { grant_type: "authorization_code", code, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: app.redirectUri });
+  const res = tokenRequest(mock, {
+    grant_type: "authorization_code",
+    code,
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    redirect_uri: app.redirectUri,
+  });
   expect(res.status, res.text).toBe(200);
-  return res.json<{ access_token: string; refresh_token: string; expires_in: number; token_type: string; scope: string }>();
+  return res.json<{
+    access_token: string;
+    refresh_token: string;
+    expires_in: number;
+    token_type: string;
+    scope: string;
+  }>();
 }
 
 let shared: { mock: BawaMock } | undefined;
@@ -89,7 +136,11 @@ export function freshMock(): { mock: BawaMock; auth: { authorization: string } }
 
 /** Starts `bawa mock` as its own process (port 0) and resolves with its address once it listens. */
 export function spawnMock(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "mock", "--port", "0", "--quiet", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [resolve(PROJECT_ROOT, "bin/bawa.js"), "mock", "--port", "0", "--quiet", ...args],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   return new Promise((done, fail) => {
     let out = "";
     child.stdout!.on("data", (d) => {

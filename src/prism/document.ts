@@ -4,14 +4,25 @@
 import type { OpenApiDocument } from "../contract/index.ts";
 import { type Customer, infoOf, type Seed } from "../mock/core/store.ts";
 
-export function prismDocument(contract: OpenApiDocument, seed: Seed, versions: readonly string[], scope: string): OpenApiDocument {
+export function prismDocument(
+  contract: OpenApiDocument,
+  seed: Seed,
+  versions: readonly string[],
+  scope: string,
+): OpenApiDocument {
   const doc = structuredClone(contract);
   const first = Object.values(seed)[0];
   const customers = first ? (JSON.parse(first) as Customer[]) : [];
   const examples: Record<string, unknown> = {
     Customer: customers[0],
     CustomerInfoList: customers.map(infoOf),
-    TokenResponse: { access_token: "prism-access-token", token_type: "bearer", expires_in: 7200, refresh_token: "prism-refresh-token", scope },
+    TokenResponse: {
+      access_token: "prism-access-token",
+      token_type: "bearer",
+      expires_in: 7200,
+      refresh_token: "prism-refresh-token",
+      scope,
+    },
   };
   const paths: OpenApiDocument["paths"] = {};
   for (const [path, item] of Object.entries(doc.paths)) {

@@ -7,7 +7,6 @@ import { loadSeed } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { prismDocument } from "./document.ts";
 
-
 describe("the document Prism serves", () => {
   const contract = compileContract();
   const seed = loadSeed(contract);
@@ -21,7 +20,9 @@ describe("the document Prism serves", () => {
   });
 
   it("answers with the seed's customers, which fit the contract", () => {
-    const example = (doc.paths["/v1/api/{database_id}/Customer/{customer_id}"] as any).get.responses["200"].content["application/json"].example;
+    const example = (doc.paths["/v1/api/{database_id}/Customer/{customer_id}"] as any).get.responses["200"].content[
+      "application/json"
+    ].example;
     expect(example.Name).toBe("Bakkerij De Korenaar B.V.");
     expect(contract.answers.check("Customer", example)).toEqual([]);
   });
@@ -37,7 +38,9 @@ describe("bawa prism", () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    prism = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "prism", "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+    prism = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "prism", "--port", String(port)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     await new Promise<void>((done, fail) => {
       let out = "";
       const onData = (d: Buffer) => {
@@ -61,6 +64,8 @@ describe("bawa prism", () => {
 
   it("asks for a token, and knows no unversioned path", async () => {
     expect((await fetch(`${base}/v1/api/DEMO/CustomerInfoList`)).status).toBe(401);
-    expect((await fetch(`${base}/api/DEMO/CustomerInfoList`, { headers: { authorization: "Bearer x" } })).status).toBe(404);
+    expect((await fetch(`${base}/api/DEMO/CustomerInfoList`, { headers: { authorization: "Bearer x" } })).status).toBe(
+      404,
+    );
   });
 });

@@ -16,7 +16,10 @@ export const DEFAULT_CONFIG: MockConfig = {
 const API_ROUTES: readonly Route[] = [
   { path: "/api/{database_id}/CustomerInfoList", methods: { GET: listCustomers } },
   { path: "/api/{database_id}/Customer", methods: { POST: createCustomer } },
-  { path: "/api/{database_id}/Customer/{customer_id}", methods: { GET: getCustomer, PUT: updateCustomer, DELETE: deleteCustomer } },
+  {
+    path: "/api/{database_id}/Customer/{customer_id}",
+    methods: { GET: getCustomer, PUT: updateCustomer, DELETE: deleteCustomer },
+  },
 ];
 
 export interface MockOptions {
@@ -63,7 +66,8 @@ export function createMock(options: MockOptions): Mock {
     const q = req.url.indexOf("?");
     const rawPath = q < 0 ? req.url : req.url.slice(0, q);
     const query = parseParams(q < 0 ? "" : req.url.slice(q + 1));
-    if (!rawPath.startsWith("/")) return fail(400, `The request target ${JSON.stringify(req.url.slice(0, 200))} is not a path.`);
+    if (!rawPath.startsWith("/"))
+      return fail(400, `The request target ${JSON.stringify(req.url.slice(0, 200))} is not a path.`);
 
     const raw = rawPath.split("/").slice(1);
     if (raw.length > 1 && raw.at(-1) === "") raw.pop();
@@ -78,11 +82,15 @@ export function createMock(options: MockOptions): Mock {
     if (!version) {
       const root = matchRoute(rootRoutes, segments);
       const rootHandler = root?.route.methods[req.method.toUpperCase()];
-      if (root && rootHandler) return rootHandler({ ...req, ctx, params: root.params, query, format, versionSegment: "" });
+      if (root && rootHandler)
+        return rootHandler({ ...req, ctx, params: root.params, query, format, versionSegment: "" });
       return fail(404, `No call matches ${req.method} ${shortPath(rawPath)}: API paths start with /v<version>.`);
     }
     if (!ctx.config.versions.includes(version)) {
-      return fail(404, `API version ${version} is not served here; served: ${ctx.config.versions.map((v) => `v${v}`).join(", ")}.`);
+      return fail(
+        404,
+        `API version ${version} is not served here; served: ${ctx.config.versions.map((v) => `v${v}`).join(", ")}.`,
+      );
     }
     const match = matchRoute(routes, rest);
     const handler = match?.route.methods[req.method.toUpperCase()];
@@ -94,7 +102,12 @@ export function createMock(options: MockOptions): Mock {
     ctx,
     clock,
     tooLarge: (req) =>
-      problem(ctx.contract, answerFormat(req.headers.accept), 413, "The request body is larger than the 1 MiB this service accepts."),
+      problem(
+        ctx.contract,
+        answerFormat(req.headers.accept),
+        413,
+        "The request body is larger than the 1 MiB this service accepts.",
+      ),
     handle(req) {
       try {
         return handle(req);
@@ -131,7 +144,9 @@ function controlRoutes(ctx: MockContext, clock: MovableClock, onReset?: () => vo
           const body = readControlJson(req);
           const seconds = (body as { advanceSeconds?: unknown } | undefined)?.advanceSeconds;
           if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
-            return controlJson(400, { Message: 'Send JSON {"advanceSeconds": <seconds, 0 or more>}, for example {"advanceSeconds": 7200}.' });
+            return controlJson(400, {
+              Message: 'Send JSON {"advanceSeconds": <seconds, 0 or more>}, for example {"advanceSeconds": 7200}.',
+            });
           }
           clock.advance(seconds);
           return now();

@@ -11,7 +11,13 @@ describe("the customer lifecycle", () => {
     const { mock, auth } = freshMock();
     const created = call(mock, "POST", `/${v}/api/DEMO/Customer`, {
       headers: { ...auth, ...JSON_BODY },
-      body: JSON.stringify({ CustomerId: "", OrganizationId: 0, Name: "Schildersbedrijf Kleurrijk", City: "Delft", CocDate: "6/1/2020" }),
+      body: JSON.stringify({
+        CustomerId: "",
+        OrganizationId: 0,
+        Name: "Schildersbedrijf Kleurrijk",
+        City: "Delft",
+        CocDate: "6/1/2020",
+      }),
     });
     expect(created.status, created.text).toBe(200);
     expectContract(mock, COLLECTION, "post", created);
@@ -46,7 +52,14 @@ describe("the customer lifecycle", () => {
     const { mock, auth } = freshMock();
     const list = call(mock, "GET", "/v1/api/DEMO/CustomerInfoList", { headers: auth });
     expectContract(mock, LIST, "get", list);
-    expect(list.json().map((c: { CustomerId: string }) => c.CustomerId)).toEqual(["1001", "1002", "1003", "1004", "1005", "1006"]);
+    expect(list.json().map((c: { CustomerId: string }) => c.CustomerId)).toEqual([
+      "1001",
+      "1002",
+      "1003",
+      "1004",
+      "1005",
+      "1006",
+    ]);
     call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, ...JSON_BODY }, body: '{"Name":"Nieuw B.V."}' });
     const xml = call(mock, "GET", "/V1/api/DEMO/CustomerInfoList", { headers: { ...auth, accept: "application/xml" } });
     expectContract(mock, LIST, "get", xml);
@@ -69,13 +82,22 @@ describe("JSON and XML in both directions", () => {
   it.each(["application/xml", "text/xml"])("creates from %s and answers in the same media type", (type) => {
     const { mock, auth } = freshMock();
     const xml = `<?xml version="1.0"?><Customer xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><CustomerId></CustomerId><Name>Vishandel &amp; Zn.</Name><CreditLimit>1000.5</CreditLimit><IsInFactoring>true</IsInFactoring><Email i:nil="true"/><CustomerGroupId>3</CustomerGroupId><Addresses><Address><City>Urk</City></Address></Addresses></Customer>`;
-    const res = call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, "content-type": type, accept: type }, body: xml });
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, "content-type": type, accept: type },
+      body: xml,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.headers["content-type"]).toBe(`${type}; charset=utf-8`);
     expectContract(mock, COLLECTION, "post", res);
     const id = /<CustomerId>(\d+)<\/CustomerId>/.exec(res.text)![1];
     const json = call(mock, "GET", `/v1/api/DEMO/Customer/${id}`, { headers: auth }).json();
-    expect(json).toMatchObject({ Name: "Vishandel & Zn.", CreditLimit: 1000.5, IsInFactoring: true, Email: null, CustomerGroupId: 3 });
+    expect(json).toMatchObject({
+      Name: "Vishandel & Zn.",
+      CreditLimit: 1000.5,
+      IsInFactoring: true,
+      Email: null,
+      CustomerGroupId: 3,
+    });
     expect(json.Addresses[0].City).toBe("Urk");
   });
 
@@ -92,7 +114,9 @@ describe("JSON and XML in both directions", () => {
   it("answers JSON when Accept is missing, */* or unknown, and prefers the higher q", () => {
     const { mock, auth } = freshMock();
     const type = (accept?: string) =>
-      call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { ...auth, ...(accept ? { accept } : {}) } }).headers["content-type"];
+      call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { ...auth, ...(accept ? { accept } : {}) } }).headers[
+        "content-type"
+      ];
     expect(type()).toBe("application/json; charset=utf-8");
     expect(type("*/*")).toBe("application/json; charset=utf-8");
     expect(type("image/png")).toBe("application/json; charset=utf-8");
@@ -111,7 +135,15 @@ describe("JSON and XML in both directions", () => {
 describe("the status rules of the service description", () => {
   it("rule 1: a path that does not exist is 404", () => {
     const { mock, auth } = freshMock();
-    for (const path of ["/v1/api/DEMO/Supplier/1", "/v1/api/DEMO", "/v1/nothing", "/", "/api/DEMO/Customer/1001", "/v1/api/DEMO/Customer/1001/extra", "/v1/api/DEMO/Customer/1001.json"]) {
+    for (const path of [
+      "/v1/api/DEMO/Supplier/1",
+      "/v1/api/DEMO",
+      "/v1/nothing",
+      "/",
+      "/api/DEMO/Customer/1001",
+      "/v1/api/DEMO/Customer/1001/extra",
+      "/v1/api/DEMO/Customer/1001.json",
+    ]) {
       expect(call(mock, "GET", path, { headers: auth }).status, path).toBe(404);
     }
     // A method the path does not have is a call that does not exist too.
@@ -121,7 +153,9 @@ describe("the status rules of the service description", () => {
 
   it("an unknown version is 404, both spellings of a served one work", () => {
     const { mock, auth } = freshMock();
-    expect(call(mock, "GET", "/v2/api/DEMO/Customer/1001", { headers: auth }).json().Message).toMatch(/version 2 is not served/);
+    expect(call(mock, "GET", "/v2/api/DEMO/Customer/1001", { headers: auth }).json().Message).toMatch(
+      /version 2 is not served/,
+    );
     expect(call(mock, "GET", "/version1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(404);
     expect(call(mock, "GET", "/V1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(200);
   });
@@ -135,7 +169,11 @@ describe("the status rules of the service description", () => {
   it("rule 2: an id that does not exist is 404 for GET, PUT and DELETE", () => {
     const { mock, auth } = freshMock();
     const body = JSON.stringify({ Name: "X" });
-    for (const [method, extra] of [["GET", {}], ["PUT", { headers: { ...auth, ...JSON_BODY }, body }], ["DELETE", {}]] as const) {
+    for (const [method, extra] of [
+      ["GET", {}],
+      ["PUT", { headers: { ...auth, ...JSON_BODY }, body }],
+      ["DELETE", {}],
+    ] as const) {
       const res = call(mock, method, "/v1/api/DEMO/Customer/99999", { headers: auth, ...extra });
       expect(res.status, method).toBe(404);
       expect(res.json().Message).toBe("No customer with id 99999 exists in database DEMO.");
@@ -145,10 +183,16 @@ describe("the status rules of the service description", () => {
 
   it("rule 3: a missing required property is 400, naming it", () => {
     const { mock, auth } = freshMock();
-    const res = call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, ...JSON_BODY }, body: JSON.stringify({ City: "Zwolle" }) });
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, ...JSON_BODY },
+      body: JSON.stringify({ City: "Zwolle" }),
+    });
     expect(res.status).toBe(400);
     expectContract(mock, COLLECTION, "post", res);
-    expect(res.json()).toEqual({ Message: "The request is invalid.", ModelState: { "customer.Name": ["Name is required"] } });
+    expect(res.json()).toEqual({
+      Message: "The request is invalid.",
+      ModelState: { "customer.Name": ["Name is required"] },
+    });
   });
 
   it.each([
@@ -157,13 +201,19 @@ describe("the status rules of the service description", () => {
     ["an unknown token", { authorization: "Bearer not-a-token" }, 'error="invalid_token"'],
   ])("rule 4: %s is 401 with a Bearer challenge", (_name, headers, challenge) => {
     const { mock } = freshMock();
-    for (const [method, path, template] of [["GET", "/v1/api/DEMO/CustomerInfoList", LIST], ["GET", "/v1/api/DEMO/Customer/1001", ITEM], ["DELETE", "/v1/api/DEMO/Customer/1001", ITEM]] as const) {
+    for (const [method, path, template] of [
+      ["GET", "/v1/api/DEMO/CustomerInfoList", LIST],
+      ["GET", "/v1/api/DEMO/Customer/1001", ITEM],
+      ["DELETE", "/v1/api/DEMO/Customer/1001", ITEM],
+    ] as const) {
       const res = call(mock, method, path, { headers });
       expect(res.status).toBe(401);
       expect(res.headers["www-authenticate"]).toContain(challenge);
       expectContract(mock, template, method.toLowerCase(), res);
     }
-    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: {} }).headers["www-authenticate"]).not.toContain("error=");
+    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: {} }).headers["www-authenticate"]).not.toContain(
+      "error=",
+    );
   });
 
   it("rule 4: no database given is 401", () => {
@@ -184,24 +234,48 @@ describe("the status rules of the service description", () => {
   it("the Bearer scheme name is case-insensitive", () => {
     const { mock, auth } = freshMock();
     const token = auth.authorization.slice("Bearer ".length);
-    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `bearer ${token}` } }).status).toBe(200);
-    expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `BEARER ${token}` } }).status).toBe(200);
+    expect(
+      call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `bearer ${token}` } }).status,
+    ).toBe(200);
+    expect(
+      call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `BEARER ${token}` } }).status,
+    ).toBe(200);
   });
 });
 
 describe("the default-value rule", () => {
   it("gives every missing property its default on POST", () => {
     const { mock, auth } = freshMock();
-    const c = call(mock, "POST", "/v1/api/DEMO/Customer", { headers: { ...auth, ...JSON_BODY }, body: '{"Name":"Minimaal"}' }).json();
+    const c = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, ...JSON_BODY },
+      body: '{"Name":"Minimaal"}',
+    }).json();
     expect(Object.keys(c)).toHaveLength(55);
-    expect(c).toMatchObject({ ApplyOrderSurcharge: false, ChargeVatTypeId: "J", CreditLimit: 0, CustomerGroupId: 0, Email: null, Addresses: null, CocDate: null });
+    expect(c).toMatchObject({
+      ApplyOrderSurcharge: false,
+      ChargeVatTypeId: "J",
+      CreditLimit: 0,
+      CustomerGroupId: 0,
+      Email: null,
+      Addresses: null,
+      CocDate: null,
+    });
   });
 
   it("gives every missing property its default on PUT too, and takes CustomerId from the path", () => {
     const { mock, auth } = freshMock();
-    const res = call(mock, "PUT", "/v1/api/DEMO/Customer/1001", { headers: { ...auth, ...JSON_BODY }, body: '{"Name":"Korenaar"}' });
+    const res = call(mock, "PUT", "/v1/api/DEMO/Customer/1001", {
+      headers: { ...auth, ...JSON_BODY },
+      body: '{"Name":"Korenaar"}',
+    });
     expect(res.status, res.text).toBe(200);
-    expect(res.json()).toMatchObject({ CustomerId: "1001", Name: "Korenaar", City: null, IsDunForPayment: false, OrganizationId: 101 });
+    expect(res.json()).toMatchObject({
+      CustomerId: "1001",
+      Name: "Korenaar",
+      City: null,
+      IsDunForPayment: false,
+      OrganizationId: 101,
+    });
   });
 });
 
@@ -219,7 +293,11 @@ describe("bad bodies get a 400 or 415 that names the problem", () => {
     ['{"Name":"X","IsInFactoring":"ja"}', "customer.IsInFactoring", "IsInFactoring must be of type boolean"],
     ['{"Name":"X","ChargeVatTypeId":null}', "customer.ChargeVatTypeId", "ChargeVatTypeId must be of type string"],
     ['{"Name":"X","CocDate":"2024-01-31"}', "customer.CocDate", "CocDate must match"],
-    ['{"Name":"X","VatVerificationDate":"02/30/2024"}', "customer.VatVerificationDate", "VatVerificationDate is not a date that exists"],
+    [
+      '{"Name":"X","VatVerificationDate":"02/30/2024"}',
+      "customer.VatVerificationDate",
+      "VatVerificationDate is not a date that exists",
+    ],
     ['{"Name":"X","Addresses":{"City":"Ede"}}', "customer.Addresses", "Addresses must be of type array or null"],
     ['{"Name":""}', "customer.Name", "Name must NOT have fewer than 1 characters"],
   ])("%s", (body, field, message) => {
@@ -240,12 +318,18 @@ describe("bad bodies get a 400 or 415 that names the problem", () => {
   });
 
   it("malformed XML, a DTD, and a wrong root element", () => {
-    expect(send("<Customer><Name>X</Customer>", "application/xml").json().Message).toMatch(/^The request body is not valid XML: XML is not well-formed/);
-    const bomb = '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><Customer><Name>&b;</Name></Customer>';
+    expect(send("<Customer><Name>X</Customer>", "application/xml").json().Message).toMatch(
+      /^The request body is not valid XML: XML is not well-formed/,
+    );
+    const bomb =
+      '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><Customer><Name>&b;</Name></Customer>';
     expect(send(bomb, "application/xml").json().Message).toMatch(/document type declaration \(DTD\) is not accepted/);
-    const xxe = '<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]><Customer><Name>&x;</Name></Customer>';
+    const xxe =
+      '<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]><Customer><Name>&x;</Name></Customer>';
     expect(send(xxe, "text/xml").status).toBe(400);
-    expect(send("<Klant><Name>X</Name></Klant>", "application/xml").json().Message).toMatch(/root element must be <Customer>/);
+    expect(send("<Klant><Name>X</Name></Klant>", "application/xml").json().Message).toMatch(
+      /root element must be <Customer>/,
+    );
   });
 
   it("a wrong type in XML names the field", () => {

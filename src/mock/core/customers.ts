@@ -12,7 +12,10 @@ function withDatabase(next: (req: RoutedRequest, db: string) => MockResponse): H
     const { ctx } = req;
     const bearer = checkBearer(req.headers.authorization, ctx.tokens, ctx.clock.now());
     if (bearer.kind !== "granted") {
-      const message = bearer.kind === "missing" ? "Authorization has been denied for this request: no access token was sent." : `Authorization has been denied for this request: ${bearer.description}.`;
+      const message =
+        bearer.kind === "missing"
+          ? "Authorization has been denied for this request: no access token was sent."
+          : `Authorization has been denied for this request: ${bearer.description}.`;
       return problem(ctx.contract, req.format, 401, message, [], { "www-authenticate": challenge(bearer) });
     }
     const db = req.params.database_id ?? "";
@@ -34,7 +37,9 @@ const notFound = (req: RoutedRequest, db: string, id: string) =>
   problem(req.ctx.contract, req.format, 404, `No customer with id ${id} exists in database ${db}.`);
 
 export const listCustomers: Handler = withDatabase((req, db) =>
-  req.ctx.store.memo(db, `list:${req.format.mediaType}`, () => answer(req.ctx.contract, req.format, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf))),
+  req.ctx.store.memo(db, `list:${req.format.mediaType}`, () =>
+    answer(req.ctx.contract, req.format, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf)),
+  ),
 );
 
 export const getCustomer: Handler = withDatabase((req, db) => {
@@ -47,7 +52,10 @@ export const createCustomer: Handler = withDatabase((req, db) => {
   const input = readCustomer(req);
   if (!input.ok) return input.response;
   const created = req.ctx.store.create(db, input.customer);
-  if (!created.ok) return problem(req.ctx.contract, req.format, 400, "The request is invalid.", [{ field: "CustomerId", message: created.reason }]);
+  if (!created.ok)
+    return problem(req.ctx.contract, req.format, 400, "The request is invalid.", [
+      { field: "CustomerId", message: created.reason },
+    ]);
   return answer(req.ctx.contract, req.format, 200, "Customer", created.customer);
 });
 
@@ -86,7 +94,8 @@ function readCustomer(req: RoutedRequest, pathId?: string): Read {
   if (pathId !== undefined && typeof raw.CustomerId === "string" && raw.CustomerId !== pathId) {
     problems.push({ field: "CustomerId", message: `must be ${JSON.stringify(pathId)}, the id in the path` });
   }
-  if (problems.length > 0) return { ok: false, response: problem(contract, req.format, 400, "The request is invalid.", problems) };
+  if (problems.length > 0)
+    return { ok: false, response: problem(contract, req.format, 400, "The request is invalid.", problems) };
   // A-UNKNOWN-PROPERTIES: keep exactly the contract's properties.
   const known = Object.keys((contract.doc.components.schemas.Customer as { properties: object }).properties);
   return { ok: true, customer: Object.fromEntries(known.map((k) => [k, raw[k]])) as Customer };

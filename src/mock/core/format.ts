@@ -24,7 +24,9 @@ export function answerFormat(accept: string | undefined): Format {
     const qParam = params.find((p) => p.startsWith("q="));
     const q = qParam ? Number(qParam.slice(2)) : 1;
     if (!(q > 0)) continue;
-    const format = KNOWN[range] ?? (range === "*/*" || range === "application/*" ? JSON_FORMAT : range === "text/*" ? KNOWN["text/xml"] : undefined);
+    const format =
+      KNOWN[range] ??
+      (range === "*/*" || range === "application/*" ? JSON_FORMAT : range === "text/*" ? KNOWN["text/xml"] : undefined);
     if (format && q > bestQ) {
       best = format;
       bestQ = q;
@@ -102,14 +104,27 @@ export function decodeBody(
   schemaName: string,
 ): Decoded {
   if (!body || body.length === 0) {
-    return { ok: false, response: problem(contract, reply, 400, "The request body is missing: send the object with all of its properties.") };
+    return {
+      ok: false,
+      response: problem(
+        contract,
+        reply,
+        400,
+        "The request body is missing: send the object with all of its properties.",
+      ),
+    };
   }
   const format = bodyFormat(contentType);
   if (!format) {
     const got = mediaTypeOf(contentType) ?? "none";
     return {
       ok: false,
-      response: problem(contract, reply, 415, `The Content-Type ${got} is not supported: send application/json, application/xml or text/xml.`),
+      response: problem(
+        contract,
+        reply,
+        415,
+        `The Content-Type ${got} is not supported: send application/json, application/xml or text/xml.`,
+      ),
     };
   }
   const text = body.toString("utf8");

@@ -50,7 +50,14 @@ export interface Match {
 const patterns = new WeakMap<Route, string[]>();
 const patternOf = (route: Route) => {
   let p = patterns.get(route);
-  if (!p) patterns.set(route, (p = route.path.split("/").slice(1).map((s) => (s.startsWith("{") ? s : s.toLowerCase()))));
+  if (!p)
+    patterns.set(
+      route,
+      (p = route.path
+        .split("/")
+        .slice(1)
+        .map((s) => (s.startsWith("{") ? s : s.toLowerCase()))),
+    );
   return p;
 };
 

@@ -10,7 +10,10 @@ export type Seed = Readonly<Record<string, string>>;
 const MAX_ID_LENGTH = 8; // A-CUSTOMER-IDS
 
 /** One acknowledged change, as a journal records it. */
-export type Change = { op: "put"; db: string; customer: Customer } | { op: "delete"; db: string; id: string } | { op: "reset" };
+export type Change =
+  | { op: "put"; db: string; customer: Customer }
+  | { op: "delete"; db: string; id: string }
+  | { op: "reset" };
 
 /** Where changes go before they are acknowledged (a data directory, when one is configured). */
 export interface Journal {

@@ -24,7 +24,11 @@ describe("the fault switches", () => {
     const { mock, auth } = freshMock();
     expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).headers["x-bawa-faults"]).toBeUndefined();
     const faulty = applyFaults(mock, faultsNamed("field-missing"));
-    const res = faulty({ method: "GET", url: "/v1/api/DEMO/Customer/1001", headers: { authorization: auth.authorization } });
+    const res = faulty({
+      method: "GET",
+      url: "/v1/api/DEMO/Customer/1001",
+      headers: { authorization: auth.authorization },
+    });
     expect(res.headers["x-bawa-faults"]).toBe("field-missing");
     expect(JSON.parse(res.body!)).not.toHaveProperty("Fax");
   });

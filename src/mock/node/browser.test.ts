@@ -32,11 +32,24 @@ const client: oauth.Client = { client_id: DEMO_APP.clientId };
 const clientAuth = oauth.ClientSecretPost(DEMO_APP.clientSecret);
 
 /** Opens the authorize URL, logs in and decides on the permission screen, like a person would. */
-async function throughScreens(page: Page, responseType: "code" | "token", state: string, decision: "allow" | "deny" = "allow"): Promise<URL> {
+async function throughScreens(
+  page: Page,
+  responseType: "code" | "token",
+  state: string,
+  decision: "allow" | "deny" = "allow",
+): Promise<URL> {
   // Nothing listens on the application's redirect URI; answer it here so the browser lands somewhere.
-  await page.route(`${DEMO_APP.redirectUri}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>application</p>" }));
+  await page.route(`${DEMO_APP.redirectUri}**`, (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<p>application</p>" }),
+  );
   const url = new URL(authorizationServer().authorization_endpoint!);
-  url.search = new URLSearchParams({ client_id: DEMO_APP.clientId, redirect_uri: DEMO_APP.redirectUri, scope: SCOPE, response_type: responseType, state }).toString();
+  url.search = new URLSearchParams({
+    client_id: DEMO_APP.clientId,
+    redirect_uri: DEMO_APP.redirectUri,
+    scope: SCOPE,
+    response_type: responseType,
+    state,
+  }).toString();
   await page.goto(url.href);
   expect(await page.locator("h1").textContent()).toBe("Log in");
   await page.fill('input[name="username"]', "demo");
@@ -48,8 +61,10 @@ async function throughScreens(page: Page, responseType: "code" | "token", state:
   return new URL(page.url());
 }
 
-const api = (token: string) => fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`, { headers: { authorization: `Bearer ${token}` } });
-const moveClock = (seconds: number) => fetch(`${server.url}/__mock/clock`, { method: "POST", body: JSON.stringify({ advanceSeconds: seconds }) });
+const api = (token: string) =>
+  fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`, { headers: { authorization: `Bearer ${token}` } });
+const moveClock = (seconds: number) =>
+  fetch(`${server.url}/__mock/clock`, { method: "POST", body: JSON.stringify({ advanceSeconds: seconds }) });
 
 describe("in headless Chromium", () => {
   it("the code flow: screens, exchange and refresh by oauth4webapi, refused after 7200 s", async () => {
@@ -60,7 +75,15 @@ describe("in headless Chromium", () => {
 
     const as = authorizationServer();
     const params = oauth.validateAuthResponse(as, client, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, DEMO_APP.redirectUri, oauth.nopkce, insecure);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      DEMO_APP.redirectUri,
+      oauth.nopkce,
+      insecure,
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
     expect(tokens.token_type).toBe("bearer");
     expect(tokens.expires_in).toBe(7200);
@@ -75,7 +98,10 @@ describe("in headless Chromium", () => {
     const refreshed = await oauth.processRefreshTokenResponse(
       as,
       client,
-      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, { ...insecure, additionalParameters: { redirect_uri: DEMO_APP.redirectUri } }),
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, {
+        ...insecure,
+        additionalParameters: { redirect_uri: DEMO_APP.redirectUri },
+      }),
     );
     expect((await api(refreshed.access_token)).status).toBe(200);
   }, 60_000);
@@ -110,7 +136,9 @@ describe("in headless Chromium", () => {
     expect(await page.locator('h1:text-is("Log in")').count()).toBe(1);
     // The framing page lives on another loopback origin: a public one would be stopped
     // by Chromium's private-network rules whatever the screen's headers say.
-    const framer = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<iframe src="${url}"></iframe>`));
+    const framer = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end(`<iframe src="${url}"></iframe>`),
+    );
     await new Promise<void>((done) => framer.listen(0, "127.0.0.1", done));
     await page.goto(`http://localhost:${(framer.address() as AddressInfo).port}/`);
     await page.waitForTimeout(1000);

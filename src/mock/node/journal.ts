@@ -29,7 +29,10 @@ export class FileJournal implements Journal {
       try {
         changes.push(JSON.parse(line) as Change);
       } catch (err) {
-        if (i !== lines.length - 1) throw new Error(`${this.path}: line ${i + 1} is not a change (${(err as Error).message}); the journal is damaged`);
+        if (i !== lines.length - 1)
+          throw new Error(
+            `${this.path}: line ${i + 1} is not a change (${(err as Error).message}); the journal is damaged`,
+          );
       }
     });
     return changes;

@@ -12,12 +12,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const startMock = () => spawnMock(["--data-dir", dir]);
 
 async function token(url: string): Promise<string> {
-  const gen = await fetch(`${url}/__mock/refresh-tokens`, { method: "POST", body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }) });
+  const gen = await fetch(`${url}/__mock/refresh-tokens`, {
+    method: "POST",
+    body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
+  });
   const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;
   const res = await fetch(`${url}/v1/OAuth/Token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh, client_id: "demo-client", client_secret: "demo-secret", redirect_uri: "http://localhost:5173/callback" }),
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: refresh,
+      client_id: "demo-client",
+      client_secret: "demo-secret",
+      redirect_uri: "http://localhost:5173/callback",
+    }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -37,16 +46,25 @@ describe("a mock with a data directory", () => {
     const worker = async (w: number) => {
       for (let i = 0; !stop; i++) {
         try {
-          const res = await fetch(`${first.url}/v1/api/DEMO/Customer`, { method: "POST", headers: auth, body: JSON.stringify({ Name: `W${w}-${i}`, City: "Eerst" }) });
+          const res = await fetch(`${first.url}/v1/api/DEMO/Customer`, {
+            method: "POST",
+            headers: auth,
+            body: JSON.stringify({ Name: `W${w}-${i}`, City: "Eerst" }),
+          });
           if (res.status !== 200) continue;
           const id = ((await res.json()) as { CustomerId: string }).CustomerId;
           const k: Known = { acked: "Eerst" };
           known.set(id, k);
           const change = i % 4 === 0 ? null : `Later ${w}-${i}`;
           k.inFlight = change;
-          const second = change === null
-            ? await fetch(`${first.url}/v1/api/DEMO/Customer/${id}`, { method: "DELETE", headers: auth })
-            : await fetch(`${first.url}/v1/api/DEMO/Customer/${id}`, { method: "PUT", headers: auth, body: JSON.stringify({ CustomerId: id, Name: `W${w}-${i}`, City: change }) });
+          const second =
+            change === null
+              ? await fetch(`${first.url}/v1/api/DEMO/Customer/${id}`, { method: "DELETE", headers: auth })
+              : await fetch(`${first.url}/v1/api/DEMO/Customer/${id}`, {
+                  method: "PUT",
+                  headers: auth,
+                  body: JSON.stringify({ CustomerId: id, Name: `W${w}-${i}`, City: change }),
+                });
           if (second.status === 200) {
             k.acked = change;
             delete k.inFlight;
@@ -88,7 +106,9 @@ describe("a mock with a data directory", () => {
     const two = await startMock();
     try {
       const auth = { authorization: `Bearer ${await token(two.url)}` };
-      const list = (await (await fetch(`${two.url}/v1/api/DEMO/CustomerInfoList`, { headers: auth })).json()) as unknown[];
+      const list = (await (
+        await fetch(`${two.url}/v1/api/DEMO/CustomerInfoList`, { headers: auth })
+      ).json()) as unknown[];
       expect(list).toHaveLength(6);
     } finally {
       two.child.kill("SIGTERM");

@@ -34,13 +34,20 @@ describe("concurrent writers", () => {
     const worker = async (w: number) => {
       const db = w % 2 === 0 ? "DEMO" : "OTHER";
       for (let i = 0; i < 15; i++) {
-        const created = await call("POST", `/v1/api/${db}/Customer`, db, { Name: `Worker ${w} klant ${i}`, City: "Start" });
+        const created = await call("POST", `/v1/api/${db}/Customer`, db, {
+          Name: `Worker ${w} klant ${i}`,
+          City: "Start",
+        });
         if (created.status >= 500) serverErrors.push(`POST ${created.status}`);
         if (created.status !== 200) continue;
         const id = (JSON.parse(created.text) as { CustomerId: string }).CustomerId;
         expected[db]!.set(id, "Start");
         const city = `Stad ${w}-${i}`;
-        const put = await call("PUT", `/v1/api/${db}/Customer/${id}`, db, { CustomerId: id, Name: `Worker ${w} klant ${i}`, City: city });
+        const put = await call("PUT", `/v1/api/${db}/Customer/${id}`, db, {
+          CustomerId: id,
+          Name: `Worker ${w} klant ${i}`,
+          City: city,
+        });
         if (put.status >= 500) serverErrors.push(`PUT ${put.status}`);
         if (put.status === 200) expected[db]!.set(id, city);
         if (i % 3 === 0) {
@@ -54,7 +61,10 @@ describe("concurrent writers", () => {
     expect(serverErrors).toEqual([]);
 
     for (const db of ["DEMO", "OTHER"]) {
-      const list = JSON.parse((await call("GET", `/v1/api/${db}/CustomerInfoList`, db)).text) as Array<{ CustomerId: string; City: string | null }>;
+      const list = JSON.parse((await call("GET", `/v1/api/${db}/CustomerInfoList`, db)).text) as Array<{
+        CustomerId: string;
+        City: string | null;
+      }>;
       const listed = new Map(list.map((c) => [c.CustomerId, c.City]));
       for (const [id, city] of expected[db]!) {
         if (city === null) expect(listed.has(id), `${db}/${id} was deleted`).toBe(false);
@@ -85,7 +95,11 @@ describe("bad input", () => {
     ["JSON that is a number", "application/json", "42"],
     ["JSON nested deeply", "application/json", `${"[".repeat(5000)}${"]".repeat(5000)}`],
     ["truncated XML", "application/xml", "<Customer><Name>Half</Na"],
-    ["XML with an external entity", "application/xml", '<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]><Customer><Name>&x;</Name></Customer>'],
+    [
+      "XML with an external entity",
+      "application/xml",
+      '<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]><Customer><Name>&x;</Name></Customer>',
+    ],
     ["XML with an entity-expansion bomb", "text/xml", bomb],
     ["XML of another root", "application/xml", "<Supplier><Name>X</Name></Supplier>"],
     ["invalid UTF-8", "application/json", Buffer.from([0x7b, 0x22, 0x4e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
@@ -93,7 +107,11 @@ describe("bad input", () => {
     ["plain text", "text/plain", "Name: X"],
     ["no content type", "", '{"Name":"X"}'],
   ])("%s gets a 4xx that says what is wrong, and the mock keeps serving", async (_name, type, body) => {
-    const res = await fetch(`${server.url}/v1/api/DEMO/Customer`, { method: "POST", headers: { ...auth.DEMO, ...(type ? { "content-type": type } : {}) }, body });
+    const res = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
+      method: "POST",
+      headers: { ...auth.DEMO, ...(type ? { "content-type": type } : {}) },
+      body,
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(((await res.json()) as { Message: string }).Message.length).toBeGreaterThan(10);
@@ -108,13 +126,19 @@ describe("bad input", () => {
     ["unicode", "/v1/api/DEMO/Customer/%F0%9F%92%A5"],
     ["a doubled slash", "/v1//api/DEMO/Customer/1001"],
   ])("%s gets a 4xx", async (_name, path) => {
-    const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth.DEMO!.authorization}\r\nConnection: close\r\n\r\n`);
+    const answer = await raw(
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth.DEMO!.authorization}\r\nConnection: close\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1.1 4\d\d /);
     expect((await call("GET", "/v1/api/DEMO/Customer/1001", "DEMO")).status).toBe(200);
   });
 
   it("a body over the limit, long headers and garbage get 4xx", async () => {
-    const big = await fetch(`${server.url}/v1/api/DEMO/Customer`, { method: "POST", headers: { ...auth.DEMO, "content-type": "application/json" }, body: `{"Name":"${"x".repeat(2 * 1024 * 1024)}"}` });
+    const big = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
+      method: "POST",
+      headers: { ...auth.DEMO, "content-type": "application/json" },
+      body: `{"Name":"${"x".repeat(2 * 1024 * 1024)}"}`,
+    });
     expect(big.status).toBe(413);
     const longHeaders = Array.from({ length: 20 }, (_, i) => `X-Long-${i}: ${"v".repeat(1000)}\r\n`).join("");
     expect(await raw(`GET / HTTP/1.1\r\nHost: x\r\n${longHeaders}\r\n`)).toMatch(/^HTTP\/1.1 431/);

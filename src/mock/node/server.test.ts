@@ -36,10 +36,15 @@ describe("the mock over a real port", () => {
     });
     expect(created.status).toBe(200);
     const { CustomerId } = (await created.json()) as { CustomerId: string };
-    const xml = await fetch(`${server.url}/V1/api/DEMO/Customer/${CustomerId}`, { headers: { ...auth, accept: "application/xml" } });
+    const xml = await fetch(`${server.url}/V1/api/DEMO/Customer/${CustomerId}`, {
+      headers: { ...auth, accept: "application/xml" },
+    });
     expect(xml.headers.get("content-type")).toBe("application/xml; charset=utf-8");
     expect(await xml.text()).toContain("<Name>Poort B.V.</Name>");
-    const deleted = await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { method: "DELETE", headers: auth });
+    const deleted = await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, {
+      method: "DELETE",
+      headers: auth,
+    });
     expect(deleted.status).toBe(200);
     expect(deleted.headers.get("content-length")).toBe("0");
     expect((await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { headers: auth })).status).toBe(404);
@@ -70,13 +75,20 @@ describe("the mock over a real port", () => {
         c.close();
       },
     });
-    const res = await fetch(`${server.url}/v1/api/DEMO/Customer`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+    const res = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
     expect(res.status).toBe(413);
   });
 
   it("answers garbage and oversized headers with 4xx and keeps serving", async () => {
     expect(await raw("NOT HTTP AT ALL\r\n\r\n")).toMatch(/^HTTP\/1.1 400/);
-    expect(await raw(`GET /v1/api/DEMO/Customer/1001 HTTP/1.1\r\nHost: x\r\nX-Long: ${"a".repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1.1 431/);
+    expect(
+      await raw(`GET /v1/api/DEMO/Customer/1001 HTTP/1.1\r\nHost: x\r\nX-Long: ${"a".repeat(20_000)}\r\n\r\n`),
+    ).toMatch(/^HTTP\/1.1 431/);
     expect((await fetch(`${server.url}/v1/api/DEMO/Customer/1001`, { headers: auth })).status).toBe(200);
   });
 

@@ -22,7 +22,12 @@ export function listen(app: Handle, options: { host: string; port: number; bodyL
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
   const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
     const respond = (body: Buffer | undefined | "too-large") => {
-      const request: MockRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: flatHeaders(req), body: body === "too-large" ? undefined : body };
+      const request: MockRequest = {
+        method: req.method ?? "GET",
+        url: req.url ?? "/",
+        headers: flatHeaders(req),
+        body: body === "too-large" ? undefined : body,
+      };
       const response = body === "too-large" ? app.tooLarge(request) : app.handle(request);
       const headers: Record<string, string> = { ...response.headers };
       if (response.body !== undefined) headers["content-length"] = String(Buffer.byteLength(response.body));

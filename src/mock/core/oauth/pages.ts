@@ -15,7 +15,12 @@ export const SCREEN_HEADERS: Readonly<Record<string, string>> = {
 export const html = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-export function screen(status: number, title: string, body: string, headers: Record<string, string> = {}): MockResponse {
+export function screen(
+  status: number,
+  title: string,
+  body: string,
+  headers: Record<string, string> = {},
+): MockResponse {
   return {
     status,
     headers: { ...SCREEN_HEADERS, ...headers },
@@ -42,7 +47,14 @@ ${body}
   };
 }
 
-export function loginScreen(opts: { action: string; request: string; csrf: string; appName: string; error?: string; username?: string }): MockResponse {
+export function loginScreen(opts: {
+  action: string;
+  request: string;
+  csrf: string;
+  appName: string;
+  error?: string;
+  username?: string;
+}): MockResponse {
   return screen(
     200,
     "Log in",
@@ -58,7 +70,15 @@ ${opts.error ? `<p class="error" role="alert">${html(opts.error)}</p>` : ""}
   );
 }
 
-export function permissionScreen(opts: { action: string; request: string; csrf: string; appName: string; user: string; databases: readonly string[]; scope: string }): MockResponse {
+export function permissionScreen(opts: {
+  action: string;
+  request: string;
+  csrf: string;
+  appName: string;
+  user: string;
+  databases: readonly string[];
+  scope: string;
+}): MockResponse {
   return screen(
     200,
     "Grant permission",
@@ -79,6 +99,10 @@ export function permissionScreen(opts: { action: string; request: string; csrf: 
 
 /** The error page of the authorization endpoint: shown, never redirected (RFC 6749 4.1.2.1). */
 export function errorScreen(status: number, message: string): MockResponse {
-  return screen(status, "Authorization failed", `<p class="error" role="alert">${html(message)}</p>
-<p class="muted">You were not sent back to the application, because it could not be verified.</p>`);
+  return screen(
+    status,
+    "Authorization failed",
+    `<p class="error" role="alert">${html(message)}</p>
+<p class="muted">You were not sent back to the application, because it could not be verified.</p>`,
+  );
 }

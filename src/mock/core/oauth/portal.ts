@@ -17,9 +17,11 @@ export function portalRoutes(registry: Registry, tokens: TokenStore): Route[] {
       app.name,
       `${message ? `<p class="error" role="alert">${html(message)}</p>` : ""}
 <p>Status: <strong data-status>${html(app.status)}</strong></p>
-${app.status === "Actief"
-  ? `<p>Client Identifier: <code data-client-id>${html(app.clientId)}</code><br>Client Secret: <code data-client-secret>${html(app.clientSecret)}</code></p>`
-  : `<p class="muted">The operator activates new applications (<code>bawa activate ${html(app.clientId)}</code>); the Client Identifier and Client Secret appear here then.</p>`}
+${
+  app.status === "Actief"
+    ? `<p>Client Identifier: <code data-client-id>${html(app.clientId)}</code><br>Client Secret: <code data-client-secret>${html(app.clientSecret)}</code></p>`
+    : `<p class="muted">The operator activates new applications (<code>bawa activate ${html(app.clientId)}</code>); the Client Identifier and Client Secret appear here then.</p>`
+}
 <form method="post" action="/portal/applications/${encodeURIComponent(app.clientId)}/redirect-uri">
 <label>Redirect URI <input name="redirect_uri" value="${html(app.redirectUri)}" required></label>
 <button type="submit">Change redirect URI</button>
@@ -29,7 +31,8 @@ ${app.status === "Actief"
 
   const form = (req: RoutedRequest) => parseParams(req.body?.toString("utf8") ?? "");
   const find = (req: RoutedRequest) => registry.application(req.params.client_id ?? "");
-  const notFound = (req: RoutedRequest) => screen(404, "Not found", `<p class="error">No application ${html(req.params.client_id ?? "")}.</p>`);
+  const notFound = (req: RoutedRequest) =>
+    screen(404, "Not found", `<p class="error">No application ${html(req.params.client_id ?? "")}.</p>`);
 
   return [
     {
@@ -39,7 +42,13 @@ ${app.status === "Actief"
           screen(
             200,
             "Developer portal",
-            `<ul>${registry.applications().map((a) => `<li><a href="/portal/applications/${encodeURIComponent(a.clientId)}">${html(a.name)}</a> (${html(a.status)})</li>`).join("")}</ul>
+            `<ul>${registry
+              .applications()
+              .map(
+                (a) =>
+                  `<li><a href="/portal/applications/${encodeURIComponent(a.clientId)}">${html(a.name)}</a> (${html(a.status)})</li>`,
+              )
+              .join("")}</ul>
 <h2>Register an application</h2>
 <form method="post" action="/portal/applications">
 <label>Name <input name="name" required></label>
@@ -58,7 +67,11 @@ ${app.status === "Actief"
           const uri = single(f, "redirect_uri");
           const problem = typeof uri === "string" ? redirectUriProblem(uri) : "is missing";
           if (typeof name !== "string" || name.trim() === "" || problem || typeof uri !== "string") {
-            return screen(400, "Registration refused", `<p class="error" role="alert">${html(problem ? `The redirect URI ${problem}.` : "The name is missing.")}</p><p><a href="/portal">Back</a></p>`);
+            return screen(
+              400,
+              "Registration refused",
+              `<p class="error" role="alert">${html(problem ? `The redirect URI ${problem}.` : "The name is missing.")}</p><p><a href="/portal">Back</a></p>`,
+            );
           }
           const app = registry.register(name.trim(), uri);
           return { status: 303, headers: { location: `/portal/applications/${encodeURIComponent(app.clientId)}` } };
@@ -67,7 +80,12 @@ ${app.status === "Actief"
     },
     {
       path: "/portal/applications/{client_id}",
-      methods: { GET: (req) => { const app = find(req); return app ? page(app) : notFound(req); } },
+      methods: {
+        GET: (req) => {
+          const app = find(req);
+          return app ? page(app) : notFound(req);
+        },
+      },
     },
     {
       path: "/portal/applications/{client_id}/redirect-uri",
@@ -89,15 +107,27 @@ ${app.status === "Actief"
       methods: {
         POST: (req) => {
           const app = registry.activate(req.params.client_id ?? "");
-          if (!app) return controlJson(404, { Message: `No application is registered with client_id ${req.params.client_id}.` });
-          return controlJson(200, { clientId: app.clientId, status: app.status, clientSecret: app.clientSecret, redirectUri: app.redirectUri });
+          if (!app)
+            return controlJson(404, {
+              Message: `No application is registered with client_id ${req.params.client_id}.`,
+            });
+          return controlJson(200, {
+            clientId: app.clientId,
+            status: app.status,
+            clientSecret: app.clientSecret,
+            redirectUri: app.redirectUri,
+          });
         },
       },
     },
     {
       path: "/__mock/applications",
       methods: {
-        GET: () => controlJson(200, registry.applications().map(({ clientSecret: _secret, ...a }) => a)),
+        GET: () =>
+          controlJson(
+            200,
+            registry.applications().map(({ clientSecret: _secret, ...a }) => a),
+          ),
       },
     },
     {
@@ -107,15 +137,28 @@ ${app.status === "Actief"
         POST: (req) => {
           const body = readControlJson(req) as { clientId?: unknown; clientSecret?: unknown } | undefined;
           if (typeof body?.clientId !== "string" || typeof body.clientSecret !== "string") {
-            return controlJson(400, { Message: 'Send JSON {"clientId": "...", "clientSecret": "..."} of an active application.' });
+            return controlJson(400, {
+              Message: 'Send JSON {"clientId": "...", "clientSecret": "..."} of an active application.',
+            });
           }
           const app = registry.activeApplication(body.clientId);
           if (!app || !sameSecret(body.clientSecret, app.clientSecret)) {
             return controlJson(401, { Message: "The application is unknown, not active, or its secret is wrong." });
           }
           const user = registry.user(registry.backgroundUser)!;
-          const refreshToken = tokens.issueRefreshToken({ clientId: app.clientId, user: user.username, databases: user.databases, scope: req.ctx.config.scope });
-          return controlJson(200, { refresh_token: refreshToken, client_id: app.clientId, user: user.username, databases: user.databases, scope: req.ctx.config.scope });
+          const refreshToken = tokens.issueRefreshToken({
+            clientId: app.clientId,
+            user: user.username,
+            databases: user.databases,
+            scope: req.ctx.config.scope,
+          });
+          return controlJson(200, {
+            refresh_token: refreshToken,
+            client_id: app.clientId,
+            user: user.username,
+            databases: user.databases,
+            scope: req.ctx.config.scope,
+          });
         },
       },
     },

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { buildMock } from "../../index.ts";
 import {
-  authorizeThroughScreens, call, codeFlowTokens, DEMO_APP, expectContract, freshMock, SCOPE, SECOND_APP, tokenRequest,
+  authorizeThroughScreens,
+  call,
+  codeFlowTokens,
+  DEMO_APP,
+  expectContract,
+  freshMock,
+  SCOPE,
+  SECOND_APP,
+  tokenRequest,
 } from "../../testing.ts";
 
 const TOKEN = "/OAuth/Token";
@@ -24,7 +32,13 @@ describe("the code flow", () => {
   it("exchanges the code for the token response of the description, not cacheable", () => {
     const { mock } = freshMock();
     const code = authorizeThroughScreens(mock, { responseType: "code" }).searchParams.get("code")!;
-    const res = tokenRequest(mock, { grant_type: "authorization_code", code, client_id: DEMO_APP.clientId, client_secret: DEMO_APP.clientSecret, redirect_uri: DEMO_APP.redirectUri });
+    const res = tokenRequest(mock, {
+      grant_type: "authorization_code",
+      code,
+      client_id: DEMO_APP.clientId,
+      client_secret: DEMO_APP.clientSecret,
+      redirect_uri: DEMO_APP.redirectUri,
+    });
     expect(res.status).toBe(200);
     expectContract(mock, TOKEN, "post", res);
     expect(res.headers["cache-control"]).toBe("no-store");
@@ -40,7 +54,13 @@ describe("the code flow", () => {
     const redirect = authorizeThroughScreens(mock, { responseType: "code", version: "V1" });
     const res = call(mock, "POST", "/V1/oauth/token/", {
       headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: redirect.searchParams.get("code")!, client_id: DEMO_APP.clientId, client_secret: DEMO_APP.clientSecret, redirect_uri: DEMO_APP.redirectUri }).toString(),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: redirect.searchParams.get("code")!,
+        client_id: DEMO_APP.clientId,
+        client_secret: DEMO_APP.clientSecret,
+        redirect_uri: DEMO_APP.redirectUri,
+      }).toString(),
     });
     expect(res.status, res.text).toBe(200);
   });
@@ -52,7 +72,12 @@ describe("the implicit flow", () => {
     const redirect = authorizeThroughScreens(mock, { responseType: "token", state: "s 1/2" });
     expect(redirect.search).toBe("");
     const fragment = new URLSearchParams(redirect.hash.slice(1));
-    expect(Object.fromEntries(fragment)).toMatchObject({ token_type: "bearer", scope: SCOPE, expires_in: "7200", state: "s 1/2" });
+    expect(Object.fromEntries(fragment)).toMatchObject({
+      token_type: "bearer",
+      scope: SCOPE,
+      expires_in: "7200",
+      state: "s 1/2",
+    });
     expect(fragment.has("refresh_token")).toBe(false);
     expect(api(mock, fragment.get("access_token")!).status).toBe(200);
   });
@@ -67,14 +92,20 @@ describe("expiry and refresh", () => {
     call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 1}' });
     const refused = api(mock, access_token);
     expect(refused.status).toBe(401);
-    expect(refused.headers["www-authenticate"]).toMatch(/^Bearer realm="bawa", error="invalid_token", error_description="The access token expired"$/);
+    expect(refused.headers["www-authenticate"]).toMatch(
+      /^Bearer realm="bawa", error="invalid_token", error_description="The access token expired"$/,
+    );
   });
 
   it("renews an expired access token with the refresh token, client id, secret and redirect URI", () => {
     const { mock } = freshMock();
     const tokens = codeFlowTokens(mock);
     call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 7300}' });
-    const res = tokenRequest(mock, { grant_type: "refresh_token", refresh_token: tokens.refresh_token, ...creds(DEMO_APP) });
+    const res = tokenRequest(mock, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      ...creds(DEMO_APP),
+    });
     expect(res.status, res.text).toBe(200);
     expectContract(mock, TOKEN, "post", res);
     const renewed = res.json();
@@ -86,7 +117,11 @@ describe("expiry and refresh", () => {
 
   it.each(["client_id", "client_secret", "redirect_uri", "refresh_token"])("requires %s on refresh", (name) => {
     const { mock } = freshMock();
-    const params: Record<string, string> = { grant_type: "refresh_token", refresh_token: codeFlowTokens(mock).refresh_token, ...creds(DEMO_APP) };
+    const params: Record<string, string> = {
+      grant_type: "refresh_token",
+      refresh_token: codeFlowTokens(mock).refresh_token,
+      ...creds(DEMO_APP),
+    };
     delete params[name];
     const res = tokenRequest(mock, params);
     expect(res.status).toBe(400);
@@ -96,17 +131,36 @@ describe("expiry and refresh", () => {
   it("refuses a refresh token of another client, a wrong redirect URI and a wrong secret", () => {
     const { mock } = freshMock();
     const { refresh_token } = codeFlowTokens(mock);
-    expect(tokenRequest(mock, { grant_type: "refresh_token", refresh_token, ...creds(SECOND_APP) }).json().error).toBe("invalid_grant");
-    expect(tokenRequest(mock, { grant_type: "refresh_token", refresh_token, ...creds(DEMO_APP), redirect_uri: "http://localhost:5173/other" }).json().error).toBe("invalid_grant");
-    const wrongSecret = tokenRequest(mock, { grant_type: "refresh_token", refresh_token, ...creds(DEMO_APP), client_secret: "guess" });
+    expect(tokenRequest(mock, { grant_type: "refresh_token", refresh_token, ...creds(SECOND_APP) }).json().error).toBe(
+      "invalid_grant",
+    );
+    expect(
+      tokenRequest(mock, {
+        grant_type: "refresh_token",
+        refresh_token,
+        ...creds(DEMO_APP),
+        redirect_uri: "http://localhost:5173/other",
+      }).json().error,
+    ).toBe("invalid_grant");
+    const wrongSecret = tokenRequest(mock, {
+      grant_type: "refresh_token",
+      refresh_token,
+      ...creds(DEMO_APP),
+      client_secret: "guess",
+    });
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.json().error).toBe("invalid_client");
     expectContract(mock, TOKEN, "post", wrongSecret);
   });
 });
 
-const creds = (app: typeof DEMO_APP) => ({ client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: app.redirectUri });
-const codeOf = (mock: ReturnType<typeof freshMock>["mock"]) => authorizeThroughScreens(mock, { responseType: "code" }).searchParams.get("code")!;
+const creds = (app: typeof DEMO_APP) => ({
+  client_id: app.clientId,
+  client_secret: app.clientSecret,
+  redirect_uri: app.redirectUri,
+});
+const codeOf = (mock: ReturnType<typeof freshMock>["mock"]) =>
+  authorizeThroughScreens(mock, { responseType: "code" }).searchParams.get("code")!;
 
 describe("authorization codes", () => {
   it("are single-use; a reuse is refused and revokes the tokens issued from the code", () => {
@@ -118,20 +172,35 @@ describe("authorization codes", () => {
     expect(again.status).toBe(400);
     expect(again.json().error).toBe("invalid_grant");
     expect(api(mock, first.access_token).status).toBe(401);
-    expect(tokenRequest(mock, { grant_type: "refresh_token", refresh_token: first.refresh_token, ...creds(DEMO_APP) }).json().error).toBe("invalid_grant");
+    expect(
+      tokenRequest(mock, { grant_type: "refresh_token", refresh_token: first.refresh_token, ...creds(DEMO_APP) }).json()
+        .error,
+    ).toBe("invalid_grant");
   });
 
   it("are bound to their client and redirect URI", () => {
     const { mock } = freshMock();
-    expect(tokenRequest(mock, { grant_type: "authorization_code", code: codeOf(mock), ...creds(SECOND_APP) }).json().error).toBe("invalid_grant");
-    expect(tokenRequest(mock, { grant_type: "authorization_code", code: codeOf(mock), ...creds(DEMO_APP), redirect_uri: "http://localhost:5173/callback/" }).json().error).toBe("invalid_grant");
+    expect(
+      tokenRequest(mock, { grant_type: "authorization_code", code: codeOf(mock), ...creds(SECOND_APP) }).json().error,
+    ).toBe("invalid_grant");
+    expect(
+      tokenRequest(mock, {
+        grant_type: "authorization_code",
+        code: codeOf(mock),
+        ...creds(DEMO_APP),
+        redirect_uri: "http://localhost:5173/callback/",
+      }).json().error,
+    ).toBe("invalid_grant");
   });
 
   it("expire after 300 seconds", () => {
     const { mock } = freshMock();
     const code = codeOf(mock);
     call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 301}' });
-    expect(tokenRequest(mock, { grant_type: "authorization_code", code, ...creds(DEMO_APP) }).json()).toEqual({ error: "invalid_grant", error_description: "The authorization code expired" });
+    expect(tokenRequest(mock, { grant_type: "authorization_code", code, ...creds(DEMO_APP) }).json()).toEqual({
+      error: "invalid_grant",
+      error_description: "The authorization code expired",
+    });
   });
 
   it("carry 256 random bits, as do tokens", () => {
@@ -172,9 +241,15 @@ describe("token endpoint refusals (RFC 6749 5.2)", () => {
 
   it("a repeated parameter and a body that is not form-encoded", () => {
     const { mock } = freshMock();
-    const repeated = call(mock, "POST", "/v1/OAuth/Token", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: `${new URLSearchParams(base())}&code=y` });
+    const repeated = call(mock, "POST", "/v1/OAuth/Token", {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `${new URLSearchParams(base())}&code=y`,
+    });
     expect(repeated.json()).toEqual({ error: "invalid_request", error_description: "code is repeated" });
-    const asJson = call(mock, "POST", "/v1/OAuth/Token", { headers: { "content-type": "application/json" }, body: JSON.stringify(base()) });
+    const asJson = call(mock, "POST", "/v1/OAuth/Token", {
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(base()),
+    });
     expect(asJson.json().error).toBe("invalid_request");
   });
 });
@@ -182,7 +257,11 @@ describe("token endpoint refusals (RFC 6749 5.2)", () => {
 describe("the authorization endpoint", () => {
   it.each([
     ["an unknown client", { client_id: "nobody" }, /No application is registered with client_id nobody/],
-    ["a pending client", { client_id: "pending-client", redirect_uri: "http://localhost:5175/cb" }, /not active yet \(status pending\)/],
+    [
+      "a pending client",
+      { client_id: "pending-client", redirect_uri: "http://localhost:5175/cb" },
+      /not active yet \(status pending\)/,
+    ],
     ["no client_id", { client_id: "" }, /client_id is missing/],
     ["no redirect_uri", { redirect_uri: "" }, /redirect_uri is missing/],
     ["a trailing slash", { redirect_uri: "http://localhost:5173/callback/" }, /does not match/],
@@ -191,7 +270,11 @@ describe("the authorization endpoint", () => {
     ["an added query", { redirect_uri: "http://localhost:5173/callback?x=1" }, /does not match/],
     ["https for http", { redirect_uri: "https://localhost:5173/callback" }, /does not match/],
     ["an added fragment", { redirect_uri: "http://localhost:5173/callback#x" }, /does not match/],
-    ["another host ending in the registered one", { redirect_uri: "http://evil-localhost:5173/callback" }, /does not match/],
+    [
+      "another host ending in the registered one",
+      { redirect_uri: "http://evil-localhost:5173/callback" },
+      /does not match/,
+    ],
     ["another client's redirect URI", { redirect_uri: SECOND_APP.redirectUri }, /does not match/],
   ])("shows an error page, never a redirect, for %s", (_name, change, message) => {
     const { mock } = freshMock();
@@ -212,7 +295,9 @@ describe("the authorization endpoint", () => {
     ["token", "fragment", { scope: "everything" }, "invalid_scope"],
   ])("redirects other errors of the %s flow in the %s with error and state", (responseType, where, change, error) => {
     const { mock } = freshMock();
-    const params = Object.fromEntries(Object.entries({ ...valid, response_type: responseType, state: "xyz", ...change }).filter(([, v]) => v !== ""));
+    const params = Object.fromEntries(
+      Object.entries({ ...valid, response_type: responseType, state: "xyz", ...change }).filter(([, v]) => v !== ""),
+    );
     const res = call(mock, "GET", authorizeUrl(params));
     expect(res.status).toBe(302);
     const location = new URL(res.headers.location!);
@@ -245,8 +330,16 @@ describe("the login and permission screens", () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec(login.text)![1]!;
     return { cookie, login, request, csrf };
   };
-  const post = (mock: ReturnType<typeof freshMock>["mock"], path: string, cookie: string | undefined, body: Record<string, string>) =>
-    call(mock, "POST", path, { headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) }, body: new URLSearchParams(body).toString() });
+  const post = (
+    mock: ReturnType<typeof freshMock>["mock"],
+    path: string,
+    cookie: string | undefined,
+    body: Record<string, string>,
+  ) =>
+    call(mock, "POST", path, {
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams(body).toString(),
+    });
 
   it("refuse framing and load nothing from elsewhere", () => {
     const { mock } = freshMock();
@@ -271,8 +364,12 @@ describe("the login and permission screens", () => {
   it("refuse a form post without the browser's cookie or with a forged token (CSRF)", () => {
     const { mock } = freshMock();
     const { cookie, request, csrf } = start(mock);
-    expect(post(mock, "/v1/OAuth/Login", undefined, { request, csrf, username: "demo", password: "demo" }).status).toBe(400);
-    expect(post(mock, "/v1/OAuth/Login", cookie, { request, csrf: "forged", username: "demo", password: "demo" }).status).toBe(400);
+    expect(post(mock, "/v1/OAuth/Login", undefined, { request, csrf, username: "demo", password: "demo" }).status).toBe(
+      400,
+    );
+    expect(
+      post(mock, "/v1/OAuth/Login", cookie, { request, csrf: "forged", username: "demo", password: "demo" }).status,
+    ).toBe(400);
     const ok = post(mock, "/v1/OAuth/Login", cookie, { request, csrf, username: "demo", password: "demo" });
     expect(ok.status).toBe(303);
     const permission = call(mock, "GET", ok.headers.location!, { headers: { cookie } });
@@ -282,7 +379,9 @@ describe("the login and permission screens", () => {
     const forged = post(mock, "/v1/OAuth/Permission", cookie, { request, csrf: "forged", decision: "allow" });
     expect(forged.status).toBe(400);
     expect(forged.headers.location).toBeUndefined();
-    expect(post(mock, "/v1/OAuth/Permission", "bawa_authz=someone-else", { request, csrf, decision: "allow" }).status).toBe(400);
+    expect(
+      post(mock, "/v1/OAuth/Permission", "bawa_authz=someone-else", { request, csrf, decision: "allow" }).status,
+    ).toBe(400);
   });
 
   it("refuse granting permission before logging in", () => {
@@ -311,7 +410,9 @@ describe("application registration", () => {
 
     const activated = call(mock, "POST", `/__mock/applications/${clientId}/activate`).json();
     expect(activated.status).toBe("Actief");
-    expect(call(mock, "GET", registered.headers.location!).text).toContain(`data-client-secret>${activated.clientSecret}<`);
+    expect(call(mock, "GET", registered.headers.location!).text).toContain(
+      `data-client-secret>${activated.clientSecret}<`,
+    );
     expect(call(mock, "GET", authorizeUrl(params)).status).toBe(302);
 
     // The redirect URI can be changed later; the old one is then refused.
@@ -327,7 +428,10 @@ describe("application registration", () => {
   it("refuses a redirect URI that is not an absolute http(s) URL without fragment", () => {
     const mock = buildMock();
     for (const uri of ["/cb", "ftp://x/cb", "http://x/cb#f", ""]) {
-      const res = call(mock, "POST", "/portal/applications", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ name: "X", redirect_uri: uri }).toString() });
+      const res = call(mock, "POST", "/portal/applications", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ name: "X", redirect_uri: uri }).toString(),
+      });
       expect(res.status, uri).toBe(400);
     }
     expect(call(mock, "POST", "/__mock/applications/nobody/activate").status).toBe(404);
@@ -337,19 +441,28 @@ describe("application registration", () => {
 describe("the background user's refresh token", () => {
   it("is generated for an active application and exchanged like any refresh token", () => {
     const { mock } = freshMock();
-    const generated = call(mock, "POST", "/__mock/refresh-tokens", { body: JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret }) });
+    const generated = call(mock, "POST", "/__mock/refresh-tokens", {
+      body: JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret }),
+    });
     expect(generated.status).toBe(200);
     const { refresh_token, user } = generated.json();
     expect(user).toBe("background");
     const tokens = tokenRequest(mock, { grant_type: "refresh_token", refresh_token, ...creds(DEMO_APP) }).json();
-    const read = (db: string) => call(mock, "GET", `/v1/api/${db}/CustomerInfoList`, { headers: { authorization: `Bearer ${tokens.access_token}` } }).status;
+    const read = (db: string) =>
+      call(mock, "GET", `/v1/api/${db}/CustomerInfoList`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      }).status;
     expect(read("DEMO")).toBe(200);
     expect(read("OTHER")).toBe(401);
   });
 
   it("is refused without the application's secret", () => {
     const { mock } = freshMock();
-    expect(call(mock, "POST", "/__mock/refresh-tokens", { body: JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: "x" }) }).status).toBe(401);
+    expect(
+      call(mock, "POST", "/__mock/refresh-tokens", {
+        body: JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: "x" }),
+      }).status,
+    ).toBe(401);
     expect(call(mock, "POST", "/__mock/refresh-tokens", { body: "{}" }).status).toBe(400);
   });
 });

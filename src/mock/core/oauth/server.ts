@@ -36,7 +36,11 @@ export interface AuthorizationServerOptions {
   checkCsrf?: boolean;
 }
 
-export function createAuthorizationServer(registry: Registry, tokens: TokenStore, options: AuthorizationServerOptions = {}): AuthorizationServer {
+export function createAuthorizationServer(
+  registry: Registry,
+  tokens: TokenStore,
+  options: AuthorizationServerOptions = {},
+): AuthorizationServer {
   const checkCsrf = options.checkCsrf ?? true;
   const pending = new Map<string, PendingAuthorization>();
 
@@ -49,19 +53,30 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     const app = registry.activeApplication(clientId);
     if (!app) {
       const known = registry.application(clientId);
-      return errorScreen(400, known ? `The application ${clientId} is not active yet (status ${known.status}).` : `No application is registered with client_id ${clientId}.`);
+      return errorScreen(
+        400,
+        known
+          ? `The application ${clientId} is not active yet (status ${known.status}).`
+          : `No application is registered with client_id ${clientId}.`,
+      );
     }
     if (typeof redirectUri !== "string") return errorScreen(400, "redirect_uri is missing or repeated.");
-    if (redirectUri !== app.redirectUri) return errorScreen(400, "redirect_uri does not match the redirect URI registered for this application.");
+    if (redirectUri !== app.redirectUri)
+      return errorScreen(400, "redirect_uri does not match the redirect URI registered for this application.");
 
     const state = single(q, "state");
     const responseType = single(q, "response_type");
     const inFragment = responseType === "token";
     const fail = (error: string, description: string) =>
-      redirect(302, app.redirectUri, inFragment, { error, error_description: description, state: typeof state === "string" ? state : undefined });
+      redirect(302, app.redirectUri, inFragment, {
+        error,
+        error_description: description,
+        state: typeof state === "string" ? state : undefined,
+      });
     if (state === null) return fail("invalid_request", "state is repeated");
     if (responseType === undefined) return fail("invalid_request", "response_type is missing");
-    if (responseType !== "code" && responseType !== "token") return fail("unsupported_response_type", "response_type must be code or token");
+    if (responseType !== "code" && responseType !== "token")
+      return fail("unsupported_response_type", "response_type must be code or token");
     const scope = single(q, "scope");
     if (scope === undefined || scope === null) return fail("invalid_scope", "scope is missing or repeated");
     if (scope !== req.ctx.config.scope) return fail("invalid_scope", `the only scope is ${req.ctx.config.scope}`);
@@ -70,7 +85,14 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     for (const [id, p] of pending) if (p.expiresAt <= now) pending.delete(id);
     const browserKey = cookie(req, BROWSER_COOKIE) ?? newKey();
     const request: PendingAuthorization = {
-      id: newKey(), clientId, redirectUri, responseType, scope, state, csrf: newKey(), browserKey,
+      id: newKey(),
+      clientId,
+      redirectUri,
+      responseType,
+      scope,
+      state,
+      csrf: newKey(),
+      browserKey,
       expiresAt: now + PENDING_SECONDS * 1000,
     };
     pending.set(request.id, request);
@@ -85,15 +107,34 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
   };
 
   /** The pending request a screen belongs to, if the browser and (for posts) the form token match. */
-  function find(req: RoutedRequest, params: Params, post: boolean): { ok: true; p: PendingAuthorization; app: Application } | { ok: false; response: MockResponse } {
+  function find(
+    req: RoutedRequest,
+    params: Params,
+    post: boolean,
+  ): { ok: true; p: PendingAuthorization; app: Application } | { ok: false; response: MockResponse } {
     const id = single(params, "request");
     const p = typeof id === "string" ? pending.get(id) : undefined;
     const app = p && registry.activeApplication(p.clientId);
     if (!p || !app || p.expiresAt <= req.ctx.clock.now()) {
-      return { ok: false, response: errorScreen(400, "This authorization request is unknown or expired. Start again from the application.") };
+      return {
+        ok: false,
+        response: errorScreen(
+          400,
+          "This authorization request is unknown or expired. Start again from the application.",
+        ),
+      };
     }
-    if (checkCsrf && (cookie(req, BROWSER_COOKIE) !== p.browserKey || (post && !sameSecret(single(params, "csrf"), p.csrf)))) {
-      return { ok: false, response: errorScreen(400, "This form was not sent from the page this server showed (CSRF protection). Start again from the application.") };
+    if (
+      checkCsrf &&
+      (cookie(req, BROWSER_COOKIE) !== p.browserKey || (post && !sameSecret(single(params, "csrf"), p.csrf)))
+    ) {
+      return {
+        ok: false,
+        response: errorScreen(
+          400,
+          "This form was not sent from the page this server showed (CSRF protection). Start again from the application.",
+        ),
+      };
     }
     return { ok: true, p, app };
   }
@@ -117,10 +158,20 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     const password = single(form, "password");
     const user = typeof username === "string" ? registry.user(username) : undefined;
     if (!user || !sameSecret(password, user.password)) {
-      return loginScreen({ action: action(req, "Login"), request: p.id, csrf: p.csrf, appName: app.name, error: "The user name or password is not right.", ...(typeof username === "string" ? { username } : {}) });
+      return loginScreen({
+        action: action(req, "Login"),
+        request: p.id,
+        csrf: p.csrf,
+        appName: app.name,
+        error: "The user name or password is not right.",
+        ...(typeof username === "string" ? { username } : {}),
+      });
     }
     p.user = user.username;
-    return { status: 303, headers: { location: `${action(req, "Permission")}?request=${p.id}`, "cache-control": "no-store" } };
+    return {
+      status: 303,
+      headers: { location: `${action(req, "Permission")}?request=${p.id}`, "cache-control": "no-store" },
+    };
   };
 
   const showPermission = (req: RoutedRequest): MockResponse => {
@@ -129,7 +180,15 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     const { p, app } = found;
     const user = p.user ? registry.user(p.user) : undefined;
     if (!user) return screen(303, "Log in first", "", { location: `${action(req, "Login")}?request=${p.id}` });
-    return permissionScreen({ action: action(req, "Permission"), request: p.id, csrf: p.csrf, appName: app.name, user: user.username, databases: user.databases, scope: p.scope });
+    return permissionScreen({
+      action: action(req, "Permission"),
+      request: p.id,
+      csrf: p.csrf,
+      appName: app.name,
+      user: user.username,
+      databases: user.databases,
+      scope: p.scope,
+    });
   };
 
   const submitPermission = (req: RoutedRequest): MockResponse => {
@@ -144,7 +203,11 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     const inFragment = p.responseType === "token";
     const decision = single(form, "decision");
     if (decision !== "allow") {
-      return redirect(303, p.redirectUri, inFragment, { error: "access_denied", error_description: "the user refused", state: p.state });
+      return redirect(303, p.redirectUri, inFragment, {
+        error: "access_denied",
+        error_description: "the user refused",
+        state: p.state,
+      });
     }
     const now = req.ctx.clock.now();
     const grant = { clientId: p.clientId, user: user.username, databases: user.databases, scope: p.scope };
@@ -155,7 +218,11 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     // Implicit flow: the token travels in the fragment, never with a refresh token (RFC 6749 4.2.2).
     const issued = tokens.issueAccessToken(grant, now);
     return redirect(303, p.redirectUri, true, {
-      token_type: "bearer", access_token: issued.accessToken, scope: p.scope, expires_in: String(issued.expiresIn), state: p.state,
+      token_type: "bearer",
+      access_token: issued.accessToken,
+      scope: p.scope,
+      expires_in: String(issued.expiresIn),
+      state: p.state,
     });
   };
 
@@ -172,16 +239,23 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
     if (grantType !== "authorization_code" && grantType !== "refresh_token") {
       return tokenError(400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
     }
-    const needed = ["client_id", "client_secret", "redirect_uri", grantType === "authorization_code" ? "code" : "refresh_token"];
+    const needed = [
+      "client_id",
+      "client_secret",
+      "redirect_uri",
+      grantType === "authorization_code" ? "code" : "refresh_token",
+    ];
     const missing = needed.filter((n) => !get(n));
-    if (missing.length > 0) return tokenError(400, "invalid_request", `${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} missing`);
+    if (missing.length > 0)
+      return tokenError(400, "invalid_request", `${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} missing`);
     const clientId = get("client_id")!;
     const app = registry.activeApplication(clientId);
     if (!app || !sameSecret(get("client_secret"), app.clientSecret)) {
       return tokenError(401, "invalid_client", "the client is unknown, not active, or its secret is wrong");
     }
     const scope = get("scope");
-    if (scope !== undefined && scope !== req.ctx.config.scope) return tokenError(400, "invalid_scope", `the only scope is ${req.ctx.config.scope}`);
+    if (scope !== undefined && scope !== req.ctx.config.scope)
+      return tokenError(400, "invalid_scope", `the only scope is ${req.ctx.config.scope}`);
     const redirectUri = get("redirect_uri")!;
     const now = req.ctx.clock.now();
 
@@ -193,7 +267,8 @@ export function createAuthorizationServer(registry: Registry, tokens: TokenStore
       redeemed.record([access.accessToken, refresh]);
       return tokenResponse(access.accessToken, refresh, redeemed.grant.scope);
     }
-    if (redirectUri !== app.redirectUri) return tokenError(400, "invalid_grant", "redirect_uri does not match the registered redirect URI");
+    if (redirectUri !== app.redirectUri)
+      return tokenError(400, "invalid_grant", "redirect_uri does not match the registered redirect URI");
     const refreshToken = get("refresh_token")!;
     const refreshed = tokens.refreshGrant(refreshToken, clientId);
     if (!refreshed.ok) return tokenError(400, "invalid_grant", refreshed.description);
@@ -237,7 +312,12 @@ function readForm(req: RoutedRequest): Params | undefined {
 }
 
 /** Sends the user agent to the client with the result in the query or the fragment. */
-function redirect(status: 302 | 303, redirectUri: string, inFragment: boolean, params: Record<string, string | undefined>): MockResponse {
+function redirect(
+  status: 302 | 303,
+  redirectUri: string,
+  inFragment: boolean,
+  params: Record<string, string | undefined>,
+): MockResponse {
   const pairs = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) pairs.set(k, v);
   const location = inFragment
@@ -252,7 +332,13 @@ function tokenResponse(accessToken: string, refreshToken: string, scope: string)
   return {
     status: 200,
     headers: NO_STORE,
-    body: JSON.stringify({ access_token: accessToken, token_type: "bearer", expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope }),
+    body: JSON.stringify({
+      access_token: accessToken,
+      token_type: "bearer",
+      expires_in: ACCESS_TOKEN_SECONDS,
+      refresh_token: refreshToken,
+      scope,
+    }),
   };
 }
 

@@ -102,18 +102,26 @@ export class TokenStore implements TokenVerifier {
    * Redeems a code for the client and redirect URI it was issued to. A second
    * use fails and revokes what the first use issued (RFC 6749 4.1.2).
    */
-  redeemCode(code: string, clientId: string, redirectUri: string, now: number):
-    | { ok: true; grant: IssueInput; record: (tokens: string[]) => void }
-    | { ok: false; description: string } {
+  redeemCode(
+    code: string,
+    clientId: string,
+    redirectUri: string,
+    now: number,
+  ): { ok: true; grant: IssueInput; record: (tokens: string[]) => void } | { ok: false; description: string } {
     const c = this.#codes.get(code);
     if (!c) return { ok: false, description: "The authorization code is unknown" };
-    if (c.clientId !== clientId) return { ok: false, description: "The authorization code was issued to another client" };
+    if (c.clientId !== clientId)
+      return { ok: false, description: "The authorization code was issued to another client" };
     if (c.used) {
       for (const t of c.issued) this.revoke(t);
-      return { ok: false, description: "The authorization code was already used; the tokens issued from it are revoked" };
+      return {
+        ok: false,
+        description: "The authorization code was already used; the tokens issued from it are revoked",
+      };
     }
     if (now >= c.expiresAt) return { ok: false, description: "The authorization code expired" };
-    if (c.redirectUri !== redirectUri) return { ok: false, description: "redirect_uri differs from the one the code was issued for" };
+    if (c.redirectUri !== redirectUri)
+      return { ok: false, description: "redirect_uri differs from the one the code was issued for" };
     c.used = true;
     const { user, databases, scope } = c;
     return { ok: true, grant: { clientId, user, databases, scope }, record: (tokens) => c.issued.push(...tokens) };
