@@ -4,7 +4,7 @@
 // run bounded in time. Prints a table and writes reports/bench.md and .json.
 // Figures, not tests: shared machines are noisy, so nothing here fails on speed.
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";

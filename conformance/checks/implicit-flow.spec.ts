@@ -1,7 +1,8 @@
 // The token flow (browser and mobile applications).
-import { send } from "../lib/http.ts";
+
 import { infoListUrl } from "../lib/customers.ts";
 import { covers, expect, needLogin, test, throughScreens } from "../lib/fixtures.ts";
+import { send } from "../lib/http.ts";
 
 const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 

@@ -1,7 +1,7 @@
 // The suite's test function: `check(title, requirementIds, body)` and the
 // fixtures every check can use (target, contract, api, session).
-import { type APIRequestContext, test as base, type Browser, type Page, type Request, request } from "@playwright/test";
-import { compileContract, type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
+import { type APIRequestContext, type Browser, test as base, type Page, type Request, request } from "@playwright/test";
+import { type CompiledContract, compileContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { apiBase, type Client, type Kind, loadTarget, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
 import { kindTag, requirements, requirementTag } from "./requirements.ts";
@@ -39,6 +39,7 @@ export const noteClockAdvance = (seconds: number) => {
   clockAdvanced += seconds;
 };
 
+// biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type of a fixture that gives no value
 export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   // Before every check: a target that stopped answering fails the check at once, saying so,
   // instead of each check waiting out its own timeouts.

@@ -6,6 +6,7 @@ export interface Reply {
   status: number;
   headers: Record<string, string>;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: checks read answers of any shape and assert on them
   json<T = any>(): T;
   /** "GET /v1/api/..." for messages. */
   call: string;
@@ -35,7 +36,7 @@ export async function send(
   }
   const path = new URL(url).pathname;
   const call = `${method} ${path}`;
-  let res;
+  let res: Awaited<ReturnType<APIRequestContext["fetch"]>>;
   try {
     res = await api.fetch(url, {
       method,

@@ -3,8 +3,8 @@
 // no check: a gap in the suite must never look like a pass.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
+import { parse } from "yaml";
 import type { Kind } from "./config.ts";
 import { type Requirement, requirements, requirementTag } from "./requirements.ts";
 
@@ -158,7 +158,8 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
   return "skipped";
 }
 
-const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "");
+const ESC = String.fromCharCode(27);
+const stripAnsi = (s: string) => s.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "");
 const ICON: Record<Verdict, string> = {
   passed: "✔",
   failed: "✘",

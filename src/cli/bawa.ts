@@ -51,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    return (await command.run(values, positionals)) ?? 0;
+    return await command.run(values, positionals);
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`bawa ${name}: ${err.message}\n\n${command.usage}`);

@@ -111,7 +111,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       console.log(`bawa conformance: no target given; checking the project's own mock at ${own.url}`);
     }
     try {
-      let target;
+      let target: ReturnType<typeof loadTarget>;
       try {
         target = loadTarget(env);
       } catch (err) {

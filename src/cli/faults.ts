@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compileContract } from "../contract/index.ts";
-import { type Fault, FAULTS, faultsNamed } from "../mock/faults/faults.ts";
+import { FAULTS, type Fault, faultsNamed } from "../mock/faults/faults.ts";
 import { buildMock } from "../mock/index.ts";
 import { listen } from "../mock/node/server.ts";
 import { PROJECT_ROOT } from "../paths.ts";

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { compileContract, warmContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
+import { FAULTS, type Fault, faultsNamed } from "../mock/faults/faults.ts";
 import { buildMock } from "../mock/index.ts";
-import { listen } from "../mock/node/server.ts";
-import { type Fault, FAULTS, faultsNamed } from "../mock/faults/faults.ts";
+import { type Listening, listen } from "../mock/node/server.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
 
@@ -37,7 +37,7 @@ options (flag, else environment variable, else default):
   async run(values) {
     if (values["list-faults"]) {
       for (const f of FAULTS) console.log(`${f.name.padEnd(32)} breaks ${f.breaks.join(", ")}: ${f.what}`);
-      return;
+      return 0;
     }
     let faults: Fault[] = [];
     if (typeof values.faults === "string") {
@@ -66,7 +66,7 @@ options (flag, else environment variable, else default):
       ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
     });
     const app = values.quiet ? mock : withLog(mock);
-    let listening;
+    let listening: Listening;
     try {
       listening = await listen(app, { host, port });
     } catch (err) {
@@ -110,6 +110,7 @@ Ctrl-C stops it.`);
       process.once("SIGTERM", stop);
     });
     console.log("bawa mock stopped");
+    return 0;
   },
 };
 

@@ -4,7 +4,20 @@ import { type Command, setting, UsageError } from "./options.ts";
 
 const MOCK_URL_HELP = "  --url <url>         BAWA_MOCK_URL   the running mock              (http://127.0.0.1:4010)";
 
-async function post(base: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+/** The fields of the mock's control answers that these commands print; `Message` on errors. */
+interface ControlAnswer {
+  Message?: string;
+  clientId?: string;
+  client_id?: string;
+  clientSecret?: string;
+  redirectUri?: string;
+  status?: string;
+  refresh_token?: string;
+  user?: string;
+  databases?: string[];
+}
+
+async function post(base: string, path: string, body?: unknown): Promise<{ status: number; json: ControlAnswer }> {
   let res: Response;
   try {
     res = await fetch(new URL(path, base), {
@@ -19,7 +32,7 @@ async function post(base: string, path: string, body?: unknown): Promise<{ statu
     );
   }
   const text = await res.text();
-  let json: any;
+  let json: ControlAnswer;
   try {
     json = JSON.parse(text);
   } catch {
@@ -49,6 +62,7 @@ ${MOCK_URL_HELP}
     console.log(
       `${json.clientId} is ${json.status}\nclient_id=${json.clientId}\nclient_secret=${json.clientSecret}\nredirect_uri=${json.redirectUri}`,
     );
+    return 0;
   },
 };
 
@@ -84,7 +98,8 @@ ${MOCK_URL_HELP}
     console.log(values.json ? JSON.stringify(json, null, 2) : json.refresh_token);
     if (!values.json)
       console.error(
-        `bawa refresh-token: for user ${json.user} (databases ${json.databases.join(", ")}), client ${json.client_id}`,
+        `bawa refresh-token: for user ${json.user} (databases ${(json.databases ?? []).join(", ")}), client ${json.client_id}`,
       );
+    return 0;
   },
 };

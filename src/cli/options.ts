@@ -11,7 +11,7 @@ export interface Command {
   options: NonNullable<ParseArgsConfig["options"]>;
   /** Whether the command takes arguments besides options. */
   positionals?: boolean;
-  run(values: Record<string, string | boolean | undefined>, positionals?: string[]): Promise<number | void>;
+  run(values: Record<string, string | boolean | undefined>, positionals?: string[]): Promise<number>;
 }
 
 /** An option's value: the flag, else the environment variable, else the default. */

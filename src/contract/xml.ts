@@ -71,7 +71,7 @@ export class XmlMapping {
       const children = keys.map((k) => this.#element(safeName(k), props[k] ?? extra, obj[k])).join("");
       return `<${name}${ns}>${children}</${name}>`;
     }
-    return `<${name}${ns}>${escape(String(value))}</${name}>`;
+    return `<${name}${ns}>${escapeText(String(value))}</${name}>`;
   }
 
   #itemName(itemSchema: Schema): string {
@@ -155,7 +155,7 @@ const parser = new XMLParser({
 const elementName = (n: Node) => Object.keys(n).find((k) => k !== ":@" && k !== "#text" && k !== "#comment")!;
 const isElement = (n: Node) => elementName(n) !== undefined && !("#text" in n);
 
-const escape = (s: string) =>
+const escapeText = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
 
 // Field paths such as "customer.Addresses.0.City" are valid element names; anything

@@ -1,9 +1,9 @@
 // Assembles the mock from its parts: contract, seed, authorization server, customer API.
-import { compileContract, type CompiledContract } from "../contract/index.ts";
+import { type CompiledContract, compileContract } from "../contract/index.ts";
 import { createMock, type Mock } from "./core/app.ts";
-import { MovableClock } from "./core/clock.ts";
-import { Registry } from "./core/oauth/registry.ts";
+import type { MovableClock } from "./core/clock.ts";
 import { portalRoutes } from "./core/oauth/portal.ts";
+import { Registry } from "./core/oauth/registry.ts";
 import { createAuthorizationServer } from "./core/oauth/server.ts";
 import { TokenStore } from "./core/oauth/tokens.ts";
 import type { MockConfig } from "./core/router.ts";

@@ -3,8 +3,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { expect } from "vitest";
-import { PROJECT_ROOT } from "../paths.ts";
 import { checkResponse } from "../contract/responses.ts";
+import { PROJECT_ROOT } from "../paths.ts";
 import type { MockRequest, MockResponse } from "./core/http.ts";
 import { type BawaMock, buildMock } from "./index.ts";
 
@@ -22,6 +22,7 @@ export const SCOPE = "http://BusinessAdmin.Mock.API/Web/WebApi/*";
 
 export interface Reply extends MockResponse {
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers of any shape and assert on them
   json<T = any>(): T;
 }
 

@@ -1,5 +1,5 @@
 // The mock as one function from request to response. Knows nothing of sockets.
-import { compileContract, type CompiledContract } from "../../contract/index.ts";
+import { type CompiledContract, compileContract } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import { MovableClock } from "./clock.ts";
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";

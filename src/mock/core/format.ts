@@ -1,6 +1,6 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
 import { type CompiledContract, type Problem, XmlError } from "../../contract/index.ts";
-import { mediaTypeOf, type MockResponse } from "./http.ts";
+import { type MockResponse, mediaTypeOf } from "./http.ts";
 
 export interface Format {
   kind: "json" | "xml";
@@ -87,7 +87,9 @@ export function problem(
     body.ModelState = {};
     for (const p of problems) {
       const key = p.field ? `customer.${p.field}` : "customer";
-      (body.ModelState[key] ??= []).push(p.field ? `${p.field} ${p.message}` : p.message);
+      const messages = body.ModelState[key] ?? [];
+      messages.push(p.field ? `${p.field} ${p.message}` : p.message);
+      body.ModelState[key] = messages;
     }
   }
   return answer(contract, format, status, "Error", body, headers);

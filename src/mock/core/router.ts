@@ -50,14 +50,13 @@ export interface Match {
 const patterns = new WeakMap<Route, string[]>();
 const patternOf = (route: Route) => {
   let p = patterns.get(route);
-  if (!p)
-    patterns.set(
-      route,
-      (p = route.path
-        .split("/")
-        .slice(1)
-        .map((s) => (s.startsWith("{") ? s : s.toLowerCase()))),
-    );
+  if (!p) {
+    p = route.path
+      .split("/")
+      .slice(1)
+      .map((s) => (s.startsWith("{") ? s : s.toLowerCase()));
+    patterns.set(route, p);
+  }
   return p;
 };
 

@@ -65,7 +65,10 @@ export class CustomerStore {
    */
   memo<T>(db: string, key: string, compute: () => T): T {
     let m = this.#memo.get(db);
-    if (!m) this.#memo.set(db, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      this.#memo.set(db, m);
+    }
     if (!m.has(key)) m.set(key, compute());
     return m.get(key) as T;
   }
@@ -73,7 +76,10 @@ export class CustomerStore {
   #db(db: string): Map<string, Customer> {
     this.#memo.delete(db);
     let m = this.#databases.get(db);
-    if (!m) this.#databases.set(db, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      this.#databases.set(db, m);
+    }
     return m;
   }
 

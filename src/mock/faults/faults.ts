@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noAssignInExpressions: one-line answer rewrites; replaced by the rules registry
 // Fault switches: each breaks one rule of the service description or of
 // OAuth, so the conformance suite can prove it notices (issue: "prove the suite
 // can fail"). They wrap the finished mock's handle(); only three need a build
@@ -38,6 +39,7 @@ const withForm = (req: MockRequest, form: URLSearchParams): MockRequest => ({
   ...req,
   body: Buffer.from(form.toString()),
 });
+// biome-ignore lint/suspicious/noExplicitAny: faults rewrite answers of every shape
 const jsonOf = (res: MockResponse): any => {
   try {
     return JSON.parse(res.body ?? "");

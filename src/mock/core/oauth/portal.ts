@@ -7,8 +7,8 @@ import { parseParams, single } from "../http.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { html, screen } from "./pages.ts";
 import { type Application, type Registry, redirectUriProblem } from "./registry.ts";
-import type { TokenStore } from "./tokens.ts";
 import { sameSecret } from "./server.ts";
+import type { TokenStore } from "./tokens.ts";
 
 export function portalRoutes(registry: Registry, tokens: TokenStore): Route[] {
   const page = (app: Application, message = "") =>

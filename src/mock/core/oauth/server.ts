@@ -2,7 +2,7 @@
 // screens (A-SCREEN-PATHS) and POST /OAuth/Token. Pure handlers over the
 // registry, the token store and the mock's clock.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { mediaTypeOf, type MockResponse, type Params, parseParams, single } from "../http.ts";
+import { type MockResponse, mediaTypeOf, type Params, parseParams, single } from "../http.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { errorScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
 import type { Application, Registry } from "./registry.ts";
