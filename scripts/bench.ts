@@ -85,6 +85,7 @@ async function load(
 async function ourToken(base: string): Promise<{ access: string; refresh: string }> {
   const gen = await fetch(`${base}/__mock/refresh-tokens`, {
     method: "POST",
+    headers: { "content-type": "application/json" },
     body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
   });
   const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;

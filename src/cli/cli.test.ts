@@ -3,7 +3,7 @@ import { type ChildProcess, execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnMock } from "../mock/testing.ts";
+import { portalPostHttp, spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
@@ -66,11 +66,9 @@ describe("bawa", () => {
   }, 60_000);
 
   it("activate: the operator activates an application registered in the portal", async () => {
-    const registered = await fetch(`${url}/portal/applications`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "name=Kassa&redirect_uri=http%3A%2F%2Flocalhost%3A9000%2Fcb",
+    const registered = await portalPostHttp(url, "/portal", "/portal/applications", {
+      name: "Kassa",
+      redirect_uri: "http://localhost:9000/cb",
     });
     const clientId = registered.headers.get("location")!.split("/").pop()!;
     const { stdout } = await bawa("activate", clientId, "--url", url);

@@ -166,7 +166,7 @@ export function backgroundRefreshToken(mock: BawaMock): string {
   const generated = mock.handle({
     method: "POST",
     url: "/__mock/refresh-tokens",
-    headers: {},
+    headers: { "content-type": "application/json" },
     body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })),
   });
   const token = (JSON.parse(generated.body ?? "{}") as { refresh_token?: string }).refresh_token;

@@ -21,6 +21,9 @@ options (flag, else environment variable, else default):
   --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
   --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
   --data-dir <dir>    BAWA_DATA_DIR   keep customers across restarts   (in memory)
+  --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names the portal and control
+                                      calls answer to (a proxy's name); the listen
+                                      address and, on loopback, localhost always work
   --quiet                             no request log
   --faults <list>                     break rules on purpose, to test a conformance suite
                                       (command line only; --list-faults names them)
@@ -32,6 +35,7 @@ options (flag, else environment variable, else default):
     quiet: { type: "boolean" },
     faults: { type: "string" },
     "data-dir": { type: "string" },
+    "allowed-hosts": { type: "string" },
     "list-faults": { type: "boolean" },
   },
   async run(values) {
@@ -68,7 +72,11 @@ options (flag, else environment variable, else default):
     const app = values.quiet ? mock : withLog(mock);
     let listening: Listening;
     try {
-      listening = await listen(app, { host, port });
+      const allowedHosts = setting(values, "allowed-hosts", "BAWA_ALLOWED_HOSTS", "")
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean);
+      listening = await listen(app, { host, port, allowedHosts });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code === "EADDRINUSE")
@@ -120,6 +128,7 @@ function withLog(mock: ReturnType<typeof buildMock>) {
       `${new Date().toISOString()} ${method} ${url.length > 100 ? `${url.slice(0, 100)}...` : url} -> ${status} (${ms.toFixed(1)} ms)`,
     );
   return {
+    ...mock,
     handle: (req: Parameters<typeof mock.handle>[0]) => {
       const t = performance.now();
       const res = mock.handle(req);

@@ -128,7 +128,7 @@ function explain(e: ErrorObject): string {
 }
 
 // Keywords that come from our assumptions or the research notes, not from the description.
-const NOT_IN_DESCRIPTION = ["minLength", "maxLength", "default"];
+const NOT_IN_DESCRIPTION = ["minLength", "maxLength", "maxItems", "maxProperties", "default"];
 
 /**
  * The contract as the service description alone supports it: every schema

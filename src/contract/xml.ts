@@ -95,7 +95,13 @@ export class XmlMapping {
     if (valid !== true) {
       throw new XmlError(`XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
     }
-    const tree = parser.parse(xml) as Node[];
+    let tree: Node[];
+    try {
+      tree = parser.parse(xml) as Node[];
+    } catch (err) {
+      // The parser's own limit (MAX_XML_DEPTH) and anything else it refuses: the client's XML, not our bug.
+      throw new XmlError(`XML could not be read: ${(err as Error).message}`);
+    }
     const elements = tree.filter(isElement);
     const root = elements[0];
     if (!root || elements.length !== 1) throw new XmlError("XML must have exactly one root element");
@@ -127,7 +133,7 @@ export class XmlMapping {
       }
       return out;
     }
-    const text = children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join("");
+    const text = decodeEntities(children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join(""));
     if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
     if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim())) {
       return Number(text.trim());
@@ -138,6 +144,43 @@ export class XmlMapping {
 
 type Node = Record<string, unknown> & { ":@"?: Record<string, string> };
 
+/** Elements nested deeper than this are refused; JSON bodies have the same limit (A-LIMITS). */
+export const MAX_XML_DEPTH = 10;
+
+const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+
+/** Whether a code point is a character XML 1.0 can carry (its production Char). */
+export const isXmlChar = (cp: number) =>
+  cp === 0x9 ||
+  cp === 0xa ||
+  cp === 0xd ||
+  (cp >= 0x20 && cp <= 0xd7ff) ||
+  (cp >= 0xe000 && cp <= 0xfffd) ||
+  (cp >= 0x10000 && cp <= 0x10ffff);
+
+/**
+ * Decodes XML's five predefined entities and character references; an
+ * entity the document does not define (there is no DTD, so every other
+ * one) and a reference to a character XML 1.0 can not carry are refused.
+ */
+export function decodeEntities(text: string): string {
+  if (!text.includes("&")) return text;
+  return text.replace(/&([^;&\s]*);?/g, (whole, name: string) => {
+    if (!whole.endsWith(";"))
+      throw new XmlError(`XML text has an & that starts no entity: ${JSON.stringify(whole.slice(0, 20))}`);
+    const predefined = PREDEFINED[name];
+    if (predefined !== undefined) return predefined;
+    const ref = /^#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}))$/.exec(name);
+    if (!ref)
+      throw new XmlError(
+        `XML refers to the entity &${name.slice(0, 40)}; which is not defined (only &amp; &lt; &gt; &quot; &apos; and character references are)`,
+      );
+    const cp = ref[1] !== undefined ? Number.parseInt(ref[1], 16) : Number(ref[2]);
+    if (!isXmlChar(cp)) throw new XmlError(`XML character reference ${whole} is not a character XML 1.0 allows`);
+    return String.fromCodePoint(cp);
+  });
+}
+
 const parser = new XMLParser({
   preserveOrder: true,
   ignoreAttributes: false,
@@ -146,8 +189,10 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: false,
-  processEntities: true,
-  htmlEntities: false,
+  // Entities are decoded by decodeEntities(), which knows XML's five and character
+  // references and refuses everything else (the parser would keep &foo; as text).
+  processEntities: false,
+  maxNestedTags: MAX_XML_DEPTH,
   ignoreDeclaration: true,
   ignorePiTags: true,
 });
@@ -155,8 +200,12 @@ const parser = new XMLParser({
 const elementName = (n: Node) => Object.keys(n).find((k) => k !== ":@" && k !== "#text" && k !== "#comment")!;
 const isElement = (n: Node) => elementName(n) !== undefined && !("#text" in n);
 
+// A carriage return is written as a reference: a parser would turn a raw one into a line feed.
 const escapeText = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
+  s.replace(
+    /[&<>"'\r]/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\r": "&#13;" })[c]!,
+  );
 
 // Field paths such as "customer.Addresses.0.City" are valid element names; anything
 // else is made one by replacing the characters XML does not allow.

@@ -2,6 +2,7 @@
 import { type CompiledContract, compileContract } from "../contract/index.ts";
 import { createMock, type Mock } from "./core/app.ts";
 import type { MovableClock } from "./core/clock.ts";
+import { controlRoutes } from "./core/control.ts";
 import { portalRoutes } from "./core/oauth/portal.ts";
 import { Registry } from "./core/oauth/registry.ts";
 import { createAuthorizationServer } from "./core/oauth/server.ts";
@@ -14,6 +15,10 @@ import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
 export interface BawaMock extends Mock {
   registry: Registry;
   tokens: TokenStore;
+  /** Drops what has expired (abandoned authorization requests); `listen()` calls it on a timer. */
+  sweep(): void;
+  /** Learns the Host header values that address it (`listen()` tells it). */
+  listensAt(hosts: readonly string[]): void;
 }
 
 export interface BuildOptions {
@@ -44,21 +49,30 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
   );
   const journal = options.dataDir ? new FileJournal(options.dataDir) : undefined;
   const recorded = journal?.read() ?? [];
+  const reset = () => {
+    mock.ctx.store.reset();
+    registry.reset();
+    authorization.reset();
+  };
   const mock = createMock({
     ...(journal ? { journal } : {}),
     routes: authorization.routes,
-    rootRoutes: portalRoutes(registry, tokens),
+    rootRoutes: [...controlRoutes({ registry, tokens, reset }), ...portalRoutes(registry)],
     contract,
     seed: seed.customers,
     tokens,
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
-    onReset: () => {
-      registry.reset();
-      authorization.reset();
-    },
   });
   mock.ctx.store.replay(recorded);
-  const whole: BawaMock = { ...mock, registry, tokens };
+  const whole: BawaMock = {
+    ...mock,
+    registry,
+    tokens,
+    sweep: () => authorization.sweep(mock.clock.now()),
+    listensAt: (hosts) => {
+      mock.ctx.config.ownHosts = hosts;
+    },
+  };
   return options.faults?.length ? { ...whole, handle: applyFaults(whole, options.faults) } : whole;
 }

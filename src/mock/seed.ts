@@ -5,7 +5,7 @@ import { basename, join, relative, resolve } from "node:path";
 import { parse } from "yaml";
 import type { CompiledContract } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
-import type { Application, OAuthSeed, User } from "./core/oauth/registry.ts";
+import { type Application, type OAuthSeed, registrableRedirectUri, type User } from "./core/oauth/registry.ts";
 import type { Customer, Seed } from "./core/store.ts";
 
 export const DEFAULT_SEED_DIR = resolve(PROJECT_ROOT, "mock-data");
@@ -86,6 +86,9 @@ function loadOAuth(dir: string): OAuthSeed {
     }
     if (a.status !== "pending" && a.status !== "Actief")
       throw new SeedError(`${where}: applications[${i}].status must be pending or Actief`);
+    const uri = registrableRedirectUri(a.redirectUri!);
+    if (!uri.ok) throw new SeedError(`${where}: applications[${i}].redirectUri ${uri.problem}`);
+    a.redirectUri = uri.uri;
   });
   users.forEach((u: Partial<User>, i) => {
     if (typeof u.username !== "string" || typeof u.password !== "string" || !Array.isArray(u.databases)) {

@@ -44,6 +44,43 @@ export function call(
   return { ...res, text, json: () => JSON.parse(text) };
 }
 
+/** A control call (JSON, as the mock requires of them), in process. */
+export function control(mock: BawaMock, path: string, body = ""): Reply {
+  return call(mock, "POST", path, { headers: { "content-type": "application/json" }, body });
+}
+
+/**
+ * Posts a portal form as the portal's own page would: the page at `pagePath`
+ * first, for the browser cookie and the form's anti-forgery token.
+ */
+export function portalPost(mock: BawaMock, pagePath: string, action: string, fields: Record<string, string>): Reply {
+  const page = call(mock, "GET", pagePath);
+  const cookie = page.headers["set-cookie"]?.split(";")[0] ?? "";
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
+  return call(mock, "POST", action, {
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ ...fields, csrf }).toString(),
+  });
+}
+
+/** The same over the network, against a mock at `base`; resolves to the answer, not followed. */
+export async function portalPostHttp(
+  base: string,
+  pagePath: string,
+  action: string,
+  fields: Record<string, string>,
+): Promise<Response> {
+  const page = await fetch(`${base}${pagePath}`);
+  const cookie = page.headers.get("set-cookie")?.split(";")[0] ?? "";
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+  return fetch(`${base}${action}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ ...fields, csrf }).toString(),
+  });
+}
+
 /** Fails the test when an answer of a contract operation does not fit the contract. */
 export function expectContract(mock: BawaMock, path: string, method: string, res: Reply): void {
   const problems = checkResponse(mock.ctx.contract, path, method, {
@@ -106,7 +143,7 @@ export function tokenRequest(mock: BawaMock, params: Record<string, string>, ver
   return call(mock, "POST", `/${version}/OAuth/Token`, { headers: FORM, body: form(params) });
 }
 
-/** A token response from the code flow through the real screens. */
+/** A token response from the code flow through the real screens, and the code it came from. */
 export function codeFlowTokens(mock: BawaMock, username = "demo", app = DEMO_APP) {
   const redirect = authorizeThroughScreens(mock, { responseType: "code", username, password: username, app });
   const code = redirect.searchParams.get("code")!;
@@ -118,13 +155,14 @@ export function codeFlowTokens(mock: BawaMock, username = "demo", app = DEMO_APP
     redirect_uri: app.redirectUri,
   });
   expect(res.status, res.text).toBe(200);
-  return res.json<{
+  const tokens = res.json<{
     access_token: string;
     refresh_token: string;
     expires_in: number;
     token_type: string;
     scope: string;
   }>();
+  return { ...tokens, code };
 }
 
 let shared: { mock: BawaMock } | undefined;

@@ -416,7 +416,7 @@ export interface components {
              */
             AccountManagerId?: string | null;
             /**
-             * @description Element shape not shown (A-ADDRESS).
+             * @description Element shape not shown (A-ADDRESS). At most 50 items (A-LIMITS).
              * @default null
              */
             Addresses?: components["schemas"]["Address"][] | null;
@@ -457,7 +457,7 @@ export interface components {
             LanguageId?: string | null;
             /** @default null */
             MobilePhone?: string | null;
-            /** @description The customer's name; required (A-REQUIRED). */
+            /** @description The customer's name; required (A-REQUIRED); at most 40 characters (A-LIMITS). */
             Name: string;
             /**
              * @description 0 on create.
@@ -617,7 +617,7 @@ export interface components {
              */
             AccountManagerId: string | null;
             /**
-             * @description Element shape not shown (A-ADDRESS).
+             * @description Element shape not shown (A-ADDRESS). At most 50 items (A-LIMITS).
              * @default null
              */
             Addresses: components["schemas"]["Address"][] | null;
@@ -658,7 +658,7 @@ export interface components {
             LanguageId: string | null;
             /** @default null */
             MobilePhone: string | null;
-            /** @description The customer's name; required (A-REQUIRED). */
+            /** @description The customer's name; required (A-REQUIRED); at most 40 characters (A-LIMITS). */
             Name: string;
             /**
              * @description 0 on create.

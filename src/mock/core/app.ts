@@ -5,12 +5,14 @@ import { MovableClock } from "./clock.ts";
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";
 import { answerFormat, JSON_FORMAT, problem } from "./format.ts";
 import { type MockRequest, type MockResponse, parseParams } from "./http.ts";
-import { type MockConfig, type MockContext, matchRoute, type Route } from "./router.ts";
+import { refuseForeign } from "./local.ts";
+import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
 import { CustomerStore, type Journal, type Seed } from "./store.ts";
 
 export const DEFAULT_CONFIG: MockConfig = {
   versions: ["1"],
   scope: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
+  ownHosts: [],
 };
 
 const API_ROUTES: readonly Route[] = [
@@ -34,8 +36,6 @@ export interface MockOptions {
   routes?: readonly Route[];
   /** Routes outside the version segment (mock control, developer portal). */
   rootRoutes?: readonly Route[];
-  /** Restores other parts' state on POST /__mock/reset. */
-  onReset?: () => void;
 }
 
 export interface Mock {
@@ -58,7 +58,7 @@ export function createMock(options: MockOptions): Mock {
     tokens: options.tokens,
   };
   const routes = [...(options.routes ?? []), ...API_ROUTES];
-  const rootRoutes = [...controlRoutes(ctx, clock, options.onReset), ...(options.rootRoutes ?? [])];
+  const rootRoutes = options.rootRoutes ?? [];
 
   function handle(req: MockRequest): MockResponse {
     const format = answerFormat(req.headers.accept);
@@ -77,13 +77,16 @@ export function createMock(options: MockOptions): Mock {
     } catch {
       return fail(400, "The path is not valid percent-encoding.");
     }
+    const method = req.method.toUpperCase();
     const [versionSegment = "", ...rest] = segments;
     const version = VERSION_SEGMENT.exec(versionSegment)?.[1];
     if (!version) {
       const root = matchRoute(rootRoutes, segments);
-      const rootHandler = root?.route.methods[req.method.toUpperCase()];
-      if (root && rootHandler)
-        return rootHandler({ ...req, ctx, params: root.params, query, format, versionSegment: "" });
+      const rootHandler = root?.route.methods[method];
+      if (root && rootHandler) {
+        const routed: RoutedRequest = { ...req, ctx, params: root.params, query, format, versionSegment: "" };
+        return (root.route.local && refuseForeign(routed, rawPath)) || rootHandler(routed);
+      }
       return fail(404, `No call matches ${req.method} ${shortPath(rawPath)}: API paths start with /v<version>.`);
     }
     if (!ctx.config.versions.includes(version)) {
@@ -93,7 +96,7 @@ export function createMock(options: MockOptions): Mock {
       );
     }
     const match = matchRoute(routes, rest);
-    const handler = match?.route.methods[req.method.toUpperCase()];
+    const handler = match?.route.methods[method];
     if (!match || !handler) return fail(404, `No call matches ${req.method} ${shortPath(rawPath)}.`);
     return handler({ ...req, ctx, params: match.params, query, format, versionSegment });
   }
@@ -110,7 +113,15 @@ export function createMock(options: MockOptions): Mock {
       ),
     handle(req) {
       try {
-        return handle(req);
+        // HEAD is GET without the body (RFC 9110 9.3.2), with the length GET would send.
+        if (req.method.toUpperCase() !== "HEAD") return handle(req);
+        const res = handle({ ...req, method: "GET" });
+        const length = res.body === undefined ? res.headers["content-length"] : String(Buffer.byteLength(res.body));
+        return {
+          ...res,
+          headers: { ...res.headers, ...(length ? { "content-length": length } : {}) },
+          body: undefined,
+        };
       } catch (err) {
         // A bug of ours, never the client's fault: say so plainly.
         console.error("bawa mock: internal error", err);
@@ -121,55 +132,3 @@ export function createMock(options: MockOptions): Mock {
 }
 
 const shortPath = (p: string) => (p.length > 120 ? `${p.slice(0, 120)}...` : p);
-
-/** POST /__mock/reset, GET and POST /__mock/clock: outside the version segment, not part of the contract. */
-function controlRoutes(ctx: MockContext, clock: MovableClock, onReset?: () => void): Route[] {
-  const now = () => controlJson(200, { now: new Date(clock.now()).toISOString() });
-  return [
-    {
-      path: "/__mock/reset",
-      methods: {
-        POST: () => {
-          ctx.store.reset();
-          onReset?.();
-          return controlJson(200, { reset: true, now: new Date(clock.now()).toISOString() });
-        },
-      },
-    },
-    {
-      path: "/__mock/clock",
-      methods: {
-        GET: now,
-        POST: (req) => {
-          const body = readControlJson(req);
-          const seconds = (body as { advanceSeconds?: unknown } | undefined)?.advanceSeconds;
-          if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
-            return controlJson(400, {
-              Message: 'Send JSON {"advanceSeconds": <seconds, 0 or more>}, for example {"advanceSeconds": 7200}.',
-            });
-          }
-          clock.advance(seconds);
-          return now();
-        },
-      },
-    },
-  ];
-}
-
-/** A JSON answer of the mock's own control calls (not part of the contract). */
-export function controlJson(status: number, value: unknown): MockResponse {
-  return {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
-    body: JSON.stringify(value),
-  };
-}
-
-/** The JSON body of a control call, or undefined when it is absent or not JSON. */
-export function readControlJson(req: MockRequest): unknown {
-  try {
-    return JSON.parse(req.body?.toString("utf8") || "null") ?? undefined;
-  } catch {
-    return undefined;
-  }
-}

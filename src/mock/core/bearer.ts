@@ -37,6 +37,18 @@ export const REALM = "bawa";
 /** The WWW-Authenticate challenge of RFC 6750 3: no error code when no credentials came. */
 export function challenge(result: Exclude<BearerResult, { kind: "granted" }>): string {
   if (result.kind === "missing") return `Bearer realm="${REALM}"`;
-  const description = result.description.replace(/["\\]/g, "'");
+  const description = quotable(result.description);
   return `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"`;
+}
+
+/**
+ * Text for a quoted header parameter such as error_description, which may hold
+ * only printable ASCII without `"` and `\` (RFC 6750 3): anything else is
+ * percent-encoded, so a database id from the path can never break a header.
+ */
+export function quotable(text: string, max = 200): string {
+  const short = text.length > max ? `${text.slice(0, max)}...` : text;
+  return short.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/gu, (c) =>
+    [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, expectContract, freshMock } from "../testing.ts";
+import { call, control, expectContract, freshMock } from "../testing.ts";
 
 const ITEM = "/api/{database_id}/Customer/{customer_id}";
 const COLLECTION = "/api/{database_id}/Customer";
@@ -129,6 +129,51 @@ describe("JSON and XML in both directions", () => {
     expect(res.status).toBe(404);
     expectContract(mock, ITEM, "get", res);
     expect(res.text).toContain("<Error ");
+  });
+});
+
+describe("every accepted edge case reads back the same in both formats", () => {
+  const forty = "😀".repeat(20) + "é".repeat(20);
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ["letters beyond ASCII and outside the BMP", { Name: "Ünïcödé – 北京 😀", City: "\ue000\ufffd" }],
+    ["XML's special characters and a CDATA end", { Name: `<b>&amp;"'</b>`, Street1: "]]>" }],
+    ["spaces around, line breaks and a tab", { Name: "  ruim  ", City: "een\ntwee\r\ndrie\tvier\r" }],
+    ["the longest name and short name, in code points", { Name: forty, ShortName: "ÄÖÜäöüß😀" }],
+    ["an empty string and a chosen id", { Name: "Leeg", Email: "", CustomerId: "A_b-9" }],
+    [
+      "awkward numbers",
+      { Name: "Getallen", CreditLimit: 0.1 + 0.2, DiscountPercentage: -1.5, CustomerGroupId: 2147483647 },
+    ],
+    ["a huge and a tiny decimal", { Name: "Groot", CreditLimit: 1e21, DiscountPercentage: 5e-324 }],
+    ["a leap day without leading zeros", { Name: "Schrikkel", CocDate: "2/29/2024" }],
+    ["no addresses, an empty list, and the most addresses", { Name: "Adressen", Addresses: [] }],
+    ["fifty addresses", { Name: "Vijftig", Addresses: Array.from({ length: 50 }, (_, i) => ({ City: `Stad ${i}` })) }],
+  ];
+  it.each(cases)("%s", (_name, body) => {
+    const { mock, auth } = freshMock();
+    for (const type of ["application/json", "application/xml"]) {
+      const text =
+        type === "application/json" ? JSON.stringify(body) : mock.ctx.contract.xml.stringify("CustomerRequest", body);
+      const created = call(mock, "POST", "/v1/api/DEMO/Customer", {
+        headers: { ...auth, "content-type": type },
+        body: text,
+      });
+      expect(created.status, `${type}: ${created.text}`).toBe(200);
+      const id = created.json().CustomerId;
+      const json = call(mock, "GET", `/v1/api/DEMO/Customer/${id}`, { headers: auth });
+      const xml = call(mock, "GET", `/v1/api/DEMO/Customer/${id}`, { headers: { ...auth, accept: "application/xml" } });
+      expectContract(mock, ITEM, "get", json);
+      expectContract(mock, ITEM, "get", xml);
+      const stored = json.json();
+      expect(mock.ctx.contract.xml.parse("Customer", xml.text), type).toEqual(stored);
+      for (const [k, v] of Object.entries(body)) {
+        if (k === "CustomerId" && type === "application/xml") continue;
+        if (k === "CocDate") expect(stored[k]).toBe("02/29/2024");
+        else if (k === "Addresses") expect((stored[k] as unknown[]).length).toBe((v as unknown[]).length);
+        else expect(stored[k], `${type} ${k}`).toEqual(v);
+      }
+      call(mock, "DELETE", `/v1/api/DEMO/Customer/${id}`, { headers: auth });
+    }
   });
 });
 
@@ -367,17 +412,17 @@ describe("mock control", () => {
     const { mock, auth } = freshMock();
     call(mock, "DELETE", "/v1/api/DEMO/Customer/1001", { headers: auth });
     expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(404);
-    expect(call(mock, "POST", "/__mock/reset").status).toBe(200);
+    expect(control(mock, "/__mock/reset").status).toBe(200);
     expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(200);
   });
 
   it("GET /__mock/clock tells the time; POST moves it and refuses nonsense", () => {
     const { mock } = freshMock();
     const before = Date.parse(call(mock, "GET", "/__mock/clock").json().now);
-    const after = Date.parse(call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 3600}' }).json().now);
+    const after = Date.parse(control(mock, "/__mock/clock", '{"advanceSeconds": 3600}').json().now);
     expect(after - before).toBeGreaterThanOrEqual(3600_000);
-    expect(call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": -1}' }).status).toBe(400);
-    expect(call(mock, "POST", "/__mock/clock", { body: "soon" }).status).toBe(400);
+    expect(control(mock, "/__mock/clock", '{"advanceSeconds": -1}').status).toBe(400);
+    expect(control(mock, "/__mock/clock", "soon").status).toBe(400);
     expect(call(mock, "GET", "/__mock/nothing").status).toBe(404);
   });
 });

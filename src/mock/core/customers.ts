@@ -1,6 +1,6 @@
 // The customer resource: pure handlers of (request, state, clock).
-import type { Problem } from "../../contract/index.ts";
-import { challenge, checkBearer, REALM } from "./bearer.ts";
+import { isXmlChar, type Problem } from "../../contract/index.ts";
+import { challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { answer, decodeBody, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
 import type { Handler, RoutedRequest } from "./router.ts";
@@ -26,7 +26,7 @@ function withDatabase(next: (req: RoutedRequest, db: string) => MockResponse): H
     }
     if (!bearer.grant.databases.includes(db)) {
       return problem(ctx.contract, req.format, 401, `The user of this token may not use database ${db}.`, [], {
-        "www-authenticate": `Bearer realm="${REALM}", error="insufficient_scope", error_description="no access to database ${db.replace(/["\\]/g, "'")}"`,
+        "www-authenticate": `Bearer realm="${REALM}", error="insufficient_scope", error_description="${quotable(`no access to database ${db}`)}"`,
       });
     }
     return next(req, db);
@@ -54,7 +54,7 @@ export const createCustomer: Handler = withDatabase((req, db) => {
   const created = req.ctx.store.create(db, input.customer);
   if (!created.ok)
     return problem(req.ctx.contract, req.format, 400, "The request is invalid.", [
-      { field: "CustomerId", message: created.reason },
+      { field: created.field, message: created.reason },
     ]);
   return answer(req.ctx.contract, req.format, 200, "Customer", created.customer);
 });
@@ -90,15 +90,43 @@ function readCustomer(req: RoutedRequest, pathId?: string): Read {
   const raw = body as Record<string, unknown>;
   if (pathId !== undefined && raw.CustomerId === undefined) raw.CustomerId = pathId;
   const problems = contract.requests.check("CustomerRequest", raw);
-  if (problems.length === 0) problems.push(...checkDates(raw));
+  if (problems.length === 0) problems.push(...checkDates(raw), ...notXmlText(raw));
   if (pathId !== undefined && typeof raw.CustomerId === "string" && raw.CustomerId !== pathId) {
     problems.push({ field: "CustomerId", message: `must be ${JSON.stringify(pathId)}, the id in the path` });
   }
   if (problems.length > 0)
     return { ok: false, response: problem(contract, req.format, 400, "The request is invalid.", problems) };
-  // A-UNKNOWN-PROPERTIES: keep exactly the contract's properties.
-  const known = Object.keys((contract.doc.components.schemas.Customer as { properties: object }).properties);
-  return { ok: true, customer: Object.fromEntries(known.map((k) => [k, raw[k]])) as Customer };
+  // A-UNKNOWN-PROPERTIES: keep exactly the contract's properties, in the customer and in each address.
+  const customer = pick(raw, propertiesOf(contract, "Customer")) as Customer;
+  const addressFields = propertiesOf(contract, "Address");
+  if (Array.isArray(customer.Addresses)) customer.Addresses = customer.Addresses.map((a) => pick(a, addressFields));
+  return { ok: true, customer };
+}
+
+const propertiesOf = (contract: RoutedRequest["ctx"]["contract"], schema: string) =>
+  Object.keys((contract.doc.components.schemas[schema] as { properties: object }).properties);
+
+const pick = (value: object, keys: readonly string[]) =>
+  Object.fromEntries(keys.map((k) => [k, (value as Record<string, unknown>)[k]]));
+
+/**
+ * Strings XML 1.0 can not carry (control characters, lone surrogates) are
+ * refused with the field, so nothing is stored that one of the two formats
+ * could not give back (decision 0009).
+ */
+function notXmlText(value: unknown, field = ""): Problem[] {
+  if (typeof value === "string") {
+    for (const ch of value) {
+      const cp = ch.codePointAt(0)!;
+      if (!isXmlChar(cp)) {
+        const hex = cp.toString(16).toUpperCase().padStart(4, "0");
+        return [{ field, message: `contains the character U+${hex}, which XML can not carry; leave it out` }];
+      }
+    }
+    return [];
+  }
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => notXmlText(v, field ? `${field}.${k}` : k));
 }
 
 const DATE_FIELDS = ["CocDate", "VatVerificationDate"] as const;

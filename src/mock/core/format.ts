@@ -1,6 +1,7 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
 import { type CompiledContract, type Problem, XmlError } from "../../contract/index.ts";
 import { type MockResponse, mediaTypeOf } from "./http.ts";
+import { MAX_BODY_DEPTH } from "./limits.ts";
 
 export interface Format {
   kind: "json" | "xml";
@@ -105,36 +106,104 @@ export function decodeBody(
   body: Buffer | undefined,
   schemaName: string,
 ): Decoded {
+  const fail = (status: number, message: string): Decoded => ({
+    ok: false,
+    response: problem(contract, reply, status, message),
+  });
   if (!body || body.length === 0) {
-    return {
-      ok: false,
-      response: problem(
-        contract,
-        reply,
-        400,
-        "The request body is missing: send the object with all of its properties.",
-      ),
-    };
+    return fail(400, "The request body is missing: send the object with all of its properties.");
   }
   const format = bodyFormat(contentType);
   if (!format) {
     const got = mediaTypeOf(contentType) ?? "none";
-    return {
-      ok: false,
-      response: problem(
-        contract,
-        reply,
-        415,
-        `The Content-Type ${got} is not supported: send application/json, application/xml or text/xml.`,
-      ),
-    };
+    return fail(415, `The Content-Type ${got} is not supported: send application/json, application/xml or text/xml.`);
   }
-  const text = body.toString("utf8");
+  const text = bodyText(contentType, body);
+  if (!text.ok) return fail(text.status, text.message);
+  const kind = format.kind === "json" ? "JSON" : "XML";
+  let value: unknown;
   try {
-    return { ok: true, value: format.kind === "json" ? JSON.parse(text) : contract.xml.parse(schemaName, text) };
+    if (format.kind === "json") {
+      value = JSON.parse(text.text);
+    } else {
+      const declared = /^<\?xml[^>]*\sencoding\s*=\s*["']([^"']*)["']/.exec(text.text)?.[1];
+      if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
+        return fail(
+          415,
+          `The XML declaration names the encoding ${declared.slice(0, 40)}: send UTF-8 (encoding="utf-8").`,
+        );
+      }
+      value = contract.xml.parse(schemaName, text.text);
+    }
   } catch (err) {
     const reason = err instanceof XmlError || err instanceof SyntaxError ? err.message : String(err);
-    const kind = format.kind === "json" ? "JSON" : "XML";
-    return { ok: false, response: problem(contract, reply, 400, `The request body is not valid ${kind}: ${reason}`) };
+    return fail(400, `The request body is not valid ${kind}: ${reason}`);
   }
+  const depth = depthOf(value, MAX_BODY_DEPTH);
+  if (depth > MAX_BODY_DEPTH) {
+    return fail(
+      400,
+      `The request body is nested more than ${MAX_BODY_DEPTH} levels deep, the most this service reads (A-LIMITS).`,
+    );
+  }
+  return { ok: true, value };
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The text of a body: UTF-8 only (A-MEDIA-TYPES). A UTF-8 byte order mark is
+ * dropped in JSON and XML alike; another charset or UTF-16 is 415, bytes that
+ * are not UTF-8 are 400 naming where.
+ */
+function bodyText(
+  contentType: string | undefined,
+  body: Buffer,
+): { ok: true; text: string } | { ok: false; status: number; message: string } {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? "")?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    return {
+      ok: false,
+      status: 415,
+      message: `The charset ${charset.slice(0, 40)} is not supported: send UTF-8 (charset=utf-8).`,
+    };
+  }
+  if ((body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe)) {
+    return {
+      ok: false,
+      status: 415,
+      message: "The body is UTF-16 (it starts with a UTF-16 byte order mark): send UTF-8.",
+    };
+  }
+  try {
+    return { ok: true, text: UTF8.decode(body) };
+  } catch {
+    return { ok: false, status: 400, message: `The request body is not valid UTF-8 (byte ${firstInvalidUtf8(body)}).` };
+  }
+}
+
+/** Offset of the first byte that breaks UTF-8, for the error message. */
+function firstInvalidUtf8(b: Buffer): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    if (n < 0) return i;
+    for (let k = 1; k <= n; k++) if (((b[i + k] ?? 0) & 0xc0) !== 0x80) return i;
+    i += n + 1;
+  }
+  return b.length;
+}
+
+/** How deeply arrays and objects nest in a value, counted without recursion; stops past `limit`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    deepest = Math.max(deepest, d);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
 }

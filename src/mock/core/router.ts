@@ -2,7 +2,7 @@
 // one trailing slash is allowed, as in ASP.NET routing (A-PATH-CASE).
 import type { CompiledContract } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
-import type { Clock } from "./clock.ts";
+import type { MovableClock } from "./clock.ts";
 import type { Format } from "./format.ts";
 import type { MockRequest, MockResponse, Params } from "./http.ts";
 import type { CustomerStore } from "./store.ts";
@@ -12,6 +12,11 @@ export interface MockConfig {
   versions: readonly string[];
   /** The single scope value. */
   scope: string;
+  /**
+   * Host header values that address this mock (`127.0.0.1:4010`, ...); the
+   * portal and control calls refuse others. Empty when unknown (in process).
+   */
+  ownHosts: readonly string[];
 }
 
 /** Everything a handler may read or change: state, clock and configuration; no network. */
@@ -19,7 +24,7 @@ export interface MockContext {
   contract: CompiledContract;
   config: MockConfig;
   store: CustomerStore;
-  clock: Clock;
+  clock: MovableClock;
   tokens: TokenVerifier;
 }
 
@@ -40,6 +45,8 @@ export interface Route {
   /** Literal segments, or `{name}` for a parameter. */
   path: string;
   methods: Readonly<Partial<Record<string, Handler>>>;
+  /** The mock's own pages and control calls: only at its own address and from its own pages (local.ts). */
+  local?: boolean;
 }
 
 export interface Match {

@@ -1,13 +1,16 @@
 // Customers, kept per database. Plain in-memory maps; the seed is kept so
 // that POST /__mock/reset can restore it.
 import type { components } from "../../contract/generated/openapi.ts";
+import { MAX_CUSTOMERS_PER_DATABASE } from "./limits.ts";
 
 export type Customer = components["schemas"]["Customer"];
 export type CustomerInfo = components["schemas"]["CustomerInfo"];
 /** Customers per database, as JSON text: parsed on every reset, so the store holds the only objects. */
 export type Seed = Readonly<Record<string, string>>;
 
-const MAX_ID_LENGTH = 8; // A-CUSTOMER-IDS
+// A-CUSTOMER-IDS: automatic ids are numbers of at most eight digits.
+const MAX_AUTOMATIC_ID = 99_999_999;
+const AUTOMATIC_ID = /^[1-9][0-9]{0,7}$/;
 
 /** One acknowledged change, as a journal records it. */
 export type Change =
@@ -85,8 +88,9 @@ export class CustomerStore {
 
   #put(db: string, c: Customer): void {
     this.#db(db).set(c.CustomerId, c);
-    const n = Number(c.CustomerId);
-    if (Number.isInteger(n) && n >= (this.#nextId.get(db) ?? 1)) this.#nextId.set(db, n + 1);
+    // Only ids that look like automatic ones move the counter: "1e21" or "0012" are not numbers here.
+    const n = AUTOMATIC_ID.test(c.CustomerId) ? Number(c.CustomerId) : 0;
+    if (n >= (this.#nextId.get(db) ?? 1) && n < MAX_AUTOMATIC_ID) this.#nextId.set(db, n + 1);
     if (c.OrganizationId >= (this.#nextOrganization.get(db) ?? 1)) this.#nextOrganization.set(db, c.OrganizationId + 1);
   }
 
@@ -103,18 +107,33 @@ export class CustomerStore {
    * Stores a new customer. An empty `CustomerId` gets the next free number;
    * a chosen one is kept when it is free. The service assigns `OrganizationId`.
    */
-  create(db: string, input: Customer): { ok: true; customer: Customer } | { ok: false; reason: string } {
+  create(db: string, input: Customer): { ok: true; customer: Customer } | { ok: false; field: string; reason: string } {
+    const size = this.#databases.get(db)?.size ?? 0;
+    if (size >= MAX_CUSTOMERS_PER_DATABASE) {
+      return {
+        ok: false,
+        field: "",
+        reason: `database ${db} holds ${size} customers, the most this mock keeps (A-LIMITS)`,
+      };
+    }
     let id = input.CustomerId;
     if (id === "") {
-      id = String(this.#nextId.get(db) ?? 1);
+      id = this.#freeId(db);
     } else if (this.get(db, id)) {
-      return { ok: false, reason: `${id} is already in use` };
+      return { ok: false, field: "CustomerId", reason: `${id} is already in use` };
     }
-    if (id.length > MAX_ID_LENGTH) return { ok: false, reason: `${id} is longer than ${MAX_ID_LENGTH} characters` };
     const customer = { ...input, CustomerId: id, OrganizationId: this.#nextOrganization.get(db) ?? 1 };
     this.journal?.append({ op: "put", db, customer });
     this.#put(db, customer);
     return { ok: true, customer };
+  }
+
+  /** The next automatic id that no customer of the database has; never one in use. */
+  #freeId(db: string): string {
+    const taken = this.#databases.get(db);
+    for (let n = this.#nextId.get(db) ?? 1; n <= MAX_AUTOMATIC_ID; n++) if (!taken?.has(String(n))) return String(n);
+    // The counter reached eight digits: the lowest free number (the cap keeps one free).
+    for (let n = 1; ; n++) if (!taken?.has(String(n))) return String(n);
   }
 
   /** Replaces a customer; the identifiers stay the service's own. Undefined when the id is unknown. */

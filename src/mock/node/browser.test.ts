@@ -64,7 +64,11 @@ async function throughScreens(
 const api = (token: string) =>
   fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`, { headers: { authorization: `Bearer ${token}` } });
 const moveClock = (seconds: number) =>
-  fetch(`${server.url}/__mock/clock`, { method: "POST", body: JSON.stringify({ advanceSeconds: seconds }) });
+  fetch(`${server.url}/__mock/clock`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ advanceSeconds: seconds }),
+  });
 
 describe("in headless Chromium", () => {
   it("the code flow: screens, exchange and refresh by oauth4webapi, refused after 7200 s", async () => {

@@ -14,6 +14,7 @@ const startMock = () => spawnMock(["--data-dir", dir]);
 async function token(url: string): Promise<string> {
   const gen = await fetch(`${url}/__mock/refresh-tokens`, {
     method: "POST",
+    headers: { "content-type": "application/json" },
     body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
   });
   const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;
@@ -101,7 +102,7 @@ describe("a mock with a data directory", () => {
 
   it("keeps a reset across a restart", async () => {
     const one = await startMock();
-    await fetch(`${one.url}/__mock/reset`, { method: "POST" });
+    await fetch(`${one.url}/__mock/reset`, { method: "POST", headers: { "content-type": "application/json" } });
     one.child.kill("SIGKILL");
     const two = await startMock();
     try {

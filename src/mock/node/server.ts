@@ -1,14 +1,36 @@
-// The thin network adapter: node:http in, the core's handle() out.
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
+// The thin network adapter: node:http in, the core's handle() out. Whatever
+// arrives, the process keeps running and answers: a failure of ours is logged
+// as our bug and answered 500, never a crash.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type AddressInfo, createServer as createNetServer, isIP } from "node:net";
+import { hostname, networkInterfaces } from "node:os";
 import type { MockRequest, MockResponse } from "../core/http.ts";
+import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
 
-export const BODY_LIMIT_BYTES = 1024 * 1024; // A-LIMITS
+export { BODY_LIMIT_BYTES };
+
+/** How often expired state is dropped (the core decides what has expired, on its own clock). */
+const SWEEP_INTERVAL_MS = 30_000;
 
 export interface Handle {
   handle(req: MockRequest): MockResponse;
   /** The answer to a body over the limit, in the format the client asked for. */
   tooLarge(req: MockRequest): MockResponse;
+  /** Told the Host header values that address this server, once it listens. */
+  listensAt?(hosts: readonly string[]): void;
+  /** Drops expired state; called on a timer while the server listens. */
+  sweep?(): void;
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  bodyLimit?: number;
+  /** More Host header values to accept as this server's own (`--allowed-hosts`). */
+  allowedHosts?: readonly string[];
+  /** Time for a request's headers, and for the whole request (A-LIMITS defaults; tests shorten them). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface Listening {
@@ -18,51 +40,68 @@ export interface Listening {
 }
 
 /** Starts listening; resolves once the port is open. */
-export function listen(app: Handle, options: { host: string; port: number; bodyLimit?: number }): Promise<Listening> {
+export function listen(app: Handle, options: ListenOptions): Promise<Listening> {
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
-  const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
-    const respond = (body: Buffer | undefined | "too-large") => {
-      const request: MockRequest = {
+  const server = createServer(
+    {
+      maxHeaderSize: 16 * 1024,
+      headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      // Node checks the two timeouts above only this often (default 30 s).
+      connectionsCheckingInterval: 1_000,
+    },
+    (req, res) => {
+      const request = (body: Buffer | undefined): MockRequest => ({
         method: req.method ?? "GET",
         url: req.url ?? "/",
-        headers: flatHeaders(req),
-        body: body === "too-large" ? undefined : body,
-      };
-      const response = body === "too-large" ? app.tooLarge(request) : app.handle(request);
-      const headers: Record<string, string> = { ...response.headers };
-      if (response.body !== undefined) headers["content-length"] = String(Buffer.byteLength(response.body));
-      if (body === "too-large") headers.connection = "close";
-      res.writeHead(response.status, headers);
-      res.end(response.body);
-    };
-    // Most calls carry no body: answer them at once, without waiting for the stream's end.
-    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
-      req.resume();
-      respond(undefined);
-    } else {
-      void readBody(req, limit).then(respond);
-    }
-  });
+        headers: req.headers as Record<string, string | undefined>,
+        body,
+      });
+      // Most calls carry no body: answer them at once, without waiting for the stream's end.
+      if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+        req.resume();
+        send(res, () => app.handle(request(undefined)));
+        return;
+      }
+      readBody(req, limit, (body) => {
+        if (body === "too-large") {
+          res.shouldKeepAlive = false;
+          send(res, () => app.tooLarge(request(undefined)));
+        } else {
+          send(res, () => app.handle(request(body)));
+        }
+      });
+    },
+  );
   // A client that sends garbage gets a 400 from node itself; keep serving everyone else.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+    const status =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? "431 Request Header Fields Too Large"
+        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "408 Request Timeout"
+          : "400 Bad Request";
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
+  const sweeper = app.sweep ? setInterval(() => app.sweep?.(), SWEEP_INTERVAL_MS) : undefined;
+  sweeper?.unref();
   return new Promise((resolvePromise, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
       server.off("error", reject);
       const { port } = server.address() as AddressInfo;
+      app.listensAt?.(ownHosts(options.host, port, options.allowedHosts ?? []));
       const host = options.host.includes(":") ? `[${options.host}]` : options.host;
       resolvePromise({
         server,
         url: `http://${host}:${port}`,
         close: () =>
           new Promise<void>((done) => {
+            clearInterval(sweeper);
             server.close(() => done());
             server.closeAllConnections();
           }),
@@ -71,29 +110,87 @@ export function listen(app: Handle, options: { host: string; port: number; bodyL
   });
 }
 
-/** Node joins repeated request headers itself; only set-cookie stays a list, which requests do not send. */
-function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
-  return req.headers as Record<string, string | undefined>;
+/** Writes the core's answer. A throw anywhere in between is our bug: logged, answered 500, never a crash. */
+function send(res: ServerResponse, answer: () => MockResponse): void {
+  try {
+    const response = answer();
+    const headers: Record<string, string> = { ...response.headers };
+    if (response.body !== undefined) headers["content-length"] = String(Buffer.byteLength(response.body));
+    res.writeHead(response.status, headers);
+    res.end(response.body);
+  } catch (err) {
+    console.error("bawa mock: internal error (a bug of bawa; please report it with the request that caused it):", err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify({ Message: `bawa mock: internal error: ${(err as Error).message}` });
+    res.writeHead(500, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+    });
+    res.end(body);
+  }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined | "too-large"> {
-  return new Promise((done) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > limit) {
-      req.resume();
-      return done("too-large");
+/**
+ * Reads a body up to the limit. Past the limit it answers at once and reads
+ * the rest only to discard it (a client that stalls is dropped by the
+ * request timeout); nothing over the limit is kept.
+ */
+function readBody(req: IncomingMessage, limit: number, done: (body: Buffer | undefined | "too-large") => void): void {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    done("too-large");
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let answered = false;
+  const finish = (body: Buffer | undefined | "too-large") => {
+    if (answered) return;
+    answered = true;
+    done(body);
+  };
+  req.on("data", (chunk: Buffer) => {
+    if (answered) return;
+    size += chunk.length;
+    if (size > limit) {
+      chunks.length = 0;
+      finish("too-large");
+    } else {
+      chunks.push(chunk);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) over = true;
-      else chunks.push(chunk);
-    });
-    req.on("end", () => done(over ? "too-large" : size === 0 ? undefined : Buffer.concat(chunks)));
-    req.on("error", () => done(undefined));
   });
+  req.on("end", () => finish(size === 0 ? undefined : Buffer.concat(chunks)));
+  req.on("error", () => {
+    answered = true; // the client went away; nobody is left to answer
+  });
+}
+
+/**
+ * The Host header values that reach a server listening on `host:port`: the
+ * loopback names for a loopback address, every interface address and the
+ * machine's name for a wildcard address, plus what the user allowed.
+ */
+export function ownHosts(host: string, port: number, allowed: readonly string[]): string[] {
+  const bracket = (h: string) => (isIP(h) === 6 ? `[${h}]` : h);
+  const names = new Set<string>([host]);
+  const loopback = host === "localhost" || host.startsWith("127.") || host === "::1";
+  const wildcard = host === "0.0.0.0" || host === "::";
+  if (loopback || wildcard) for (const n of ["localhost", "127.0.0.1", "::1"]) names.add(n);
+  if (wildcard) {
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address);
+  }
+  if (!loopback) names.add(hostname());
+  const hosts = new Set<string>();
+  for (const n of names) {
+    hosts.add(`${bracket(n).toLowerCase()}:${port}`);
+    if (port === 80) hosts.add(bracket(n).toLowerCase());
+  }
+  for (const a of allowed) hosts.add(/:\d+$/.test(a) ? a.toLowerCase() : `${a.toLowerCase()}:${port}`);
+  return [...hosts];
 }
 
 /** A loopback port that was free a moment ago (for child processes that must be told their port). */

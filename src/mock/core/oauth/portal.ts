@@ -1,19 +1,49 @@
 // Application registration (A-REGISTRATION): a developer portal where an
-// owner registers an application and changes its redirect URI, the operator's
-// activation, and the background user's refresh-token generator
-// (A-BACKGROUND-USER). All outside the version segment.
-import { controlJson, readControlJson } from "../app.ts";
-import { parseParams, single } from "../http.ts";
+// owner registers an application, sees its credentials once it is active, and
+// changes its redirect URI. Outside the version segment. Its forms carry an
+// anti-forgery token bound to a cookie, so no other site can post them.
+import { createHmac, randomBytes } from "node:crypto";
+import { type Params, parseParams, single } from "../http.ts";
+import { MAX_APPLICATION_NAME, MAX_APPLICATIONS } from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { html, screen } from "./pages.ts";
-import { type Application, type Registry, redirectUriProblem } from "./registry.ts";
-import { sameSecret } from "./server.ts";
-import type { TokenStore } from "./tokens.ts";
+import { type Application, type Registry, registrableRedirectUri } from "./registry.ts";
+import { cookie, sameSecret } from "./secrets.ts";
 
-export function portalRoutes(registry: Registry, tokens: TokenStore): Route[] {
-  const page = (app: Application, message = "") =>
-    screen(
-      200,
+const PORTAL_COOKIE = "bawa_portal";
+
+export function portalRoutes(registry: Registry): Route[] {
+  // Per process: a restart invalidates open forms, which is all it costs.
+  const key = randomBytes(32);
+  const tokenOf = (browser: string) => createHmac("sha256", key).update(browser).digest("base64url");
+
+  /** The browser's portal cookie (a new one when it has none) and the form token bound to it. */
+  const antiForgery = (req: RoutedRequest) => {
+    const existing = cookie(req, PORTAL_COOKIE);
+    const browser = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomBytes(32).toString("base64url");
+    const headers: Record<string, string> =
+      browser === existing
+        ? {}
+        : { "set-cookie": `${PORTAL_COOKIE}=${browser}; Path=/portal; HttpOnly; SameSite=Strict` };
+    return { field: `<input type="hidden" name="csrf" value="${tokenOf(browser)}">`, headers };
+  };
+  const forged = (req: RoutedRequest, form: Params) => {
+    const browser = cookie(req, PORTAL_COOKIE);
+    return !browser || !sameSecret(single(form, "csrf"), tokenOf(browser));
+  };
+  const refused = (status: number, title: string, message: string) =>
+    screen(status, title, `<p class="error" role="alert">${html(message)}</p><p><a href="/portal">Back</a></p>`);
+  const forgedAnswer = () =>
+    refused(
+      403,
+      "Form refused",
+      "This form was not sent from the portal page this mock showed (anti-forgery check). Open the portal and try again.",
+    );
+
+  const page = (req: RoutedRequest, app: Application, message = "", status = 200) => {
+    const guard = antiForgery(req);
+    return screen(
+      status,
       app.name,
       `${message ? `<p class="error" role="alert">${html(message)}</p>` : ""}
 <p>Status: <strong data-status>${html(app.status)}</strong></p>
@@ -23,142 +53,102 @@ ${
     : `<p class="muted">The operator activates new applications (<code>bawa activate ${html(app.clientId)}</code>); the Client Identifier and Client Secret appear here then.</p>`
 }
 <form method="post" action="/portal/applications/${encodeURIComponent(app.clientId)}/redirect-uri">
+${guard.field}
 <label>Redirect URI <input name="redirect_uri" value="${html(app.redirectUri)}" required></label>
 <button type="submit">Change redirect URI</button>
 </form>
 <p><a href="/portal">All applications</a></p>`,
+      guard.headers,
     );
+  };
+
+  const list = (req: RoutedRequest) => {
+    const guard = antiForgery(req);
+    const items = registry
+      .applications()
+      .map(
+        (a) =>
+          `<li><a href="/portal/applications/${encodeURIComponent(a.clientId)}">${html(a.name)}</a> (${html(a.status)})</li>`,
+      )
+      .join("");
+    return screen(
+      200,
+      "Developer portal",
+      `<ul>${items}</ul>
+<h2>Register an application</h2>
+<form method="post" action="/portal/applications">
+${guard.field}
+<label>Name <input name="name" required maxlength="${MAX_APPLICATION_NAME}"></label>
+<label>Redirect URI <input name="redirect_uri" required placeholder="http://localhost:5173/callback"></label>
+<button type="submit">Register</button>
+</form>`,
+      guard.headers,
+    );
+  };
 
   const form = (req: RoutedRequest) => parseParams(req.body?.toString("utf8") ?? "");
   const find = (req: RoutedRequest) => registry.application(req.params.client_id ?? "");
   const notFound = (req: RoutedRequest) =>
     screen(404, "Not found", `<p class="error">No application ${html(req.params.client_id ?? "")}.</p>`);
+  const seeOther = (app: Application) => ({
+    status: 303,
+    headers: { location: `/portal/applications/${encodeURIComponent(app.clientId)}` },
+  });
 
   return [
-    {
-      path: "/portal",
-      methods: {
-        GET: () =>
-          screen(
-            200,
-            "Developer portal",
-            `<ul>${registry
-              .applications()
-              .map(
-                (a) =>
-                  `<li><a href="/portal/applications/${encodeURIComponent(a.clientId)}">${html(a.name)}</a> (${html(a.status)})</li>`,
-              )
-              .join("")}</ul>
-<h2>Register an application</h2>
-<form method="post" action="/portal/applications">
-<label>Name <input name="name" required></label>
-<label>Redirect URI <input name="redirect_uri" required placeholder="http://localhost:5173/callback"></label>
-<button type="submit">Register</button>
-</form>`,
-          ),
-      },
-    },
+    { path: "/portal", local: true, methods: { GET: list } },
     {
       path: "/portal/applications",
+      local: true,
       methods: {
         POST: (req) => {
           const f = form(req);
-          const name = single(f, "name");
+          if (forged(req, f)) return forgedAnswer();
+          const name = single(f, "name")?.trim();
           const uri = single(f, "redirect_uri");
-          const problem = typeof uri === "string" ? redirectUriProblem(uri) : "is missing";
-          if (typeof name !== "string" || name.trim() === "" || problem || typeof uri !== "string") {
-            return screen(
+          if (!name) return refused(400, "Registration refused", "The name is missing.");
+          if (name.length > MAX_APPLICATION_NAME) {
+            return refused(400, "Registration refused", `The name is longer than ${MAX_APPLICATION_NAME} characters.`);
+          }
+          if (typeof uri !== "string") return refused(400, "Registration refused", "The redirect URI is missing.");
+          const checked = registrableRedirectUri(uri);
+          if (!checked.ok) return refused(400, "Registration refused", `The redirect URI ${checked.problem}.`);
+          if (registry.applications().length >= MAX_APPLICATIONS) {
+            return refused(
               400,
               "Registration refused",
-              `<p class="error" role="alert">${html(problem ? `The redirect URI ${problem}.` : "The name is missing.")}</p><p><a href="/portal">Back</a></p>`,
+              `The portal holds ${MAX_APPLICATIONS} applications, the most it keeps.`,
             );
           }
-          const app = registry.register(name.trim(), uri);
-          return { status: 303, headers: { location: `/portal/applications/${encodeURIComponent(app.clientId)}` } };
+          return seeOther(registry.register(name, checked.uri));
         },
       },
     },
     {
       path: "/portal/applications/{client_id}",
+      local: true,
       methods: {
         GET: (req) => {
           const app = find(req);
-          return app ? page(app) : notFound(req);
+          return app ? page(req, app) : notFound(req);
         },
       },
     },
     {
       path: "/portal/applications/{client_id}/redirect-uri",
+      local: true,
       methods: {
         POST: (req) => {
           const app = find(req);
           if (!app) return notFound(req);
-          const uri = single(form(req), "redirect_uri");
-          const problem = typeof uri === "string" ? redirectUriProblem(uri) : "is missing";
-          if (problem || typeof uri !== "string") return { ...page(app, `The redirect URI ${problem}.`), status: 400 };
-          registry.changeRedirectUri(app.clientId, uri);
-          return { status: 303, headers: { location: `/portal/applications/${encodeURIComponent(app.clientId)}` } };
-        },
-      },
-    },
-    {
-      // The operator's activation (description: registered → Actief).
-      path: "/__mock/applications/{client_id}/activate",
-      methods: {
-        POST: (req) => {
-          const app = registry.activate(req.params.client_id ?? "");
-          if (!app)
-            return controlJson(404, {
-              Message: `No application is registered with client_id ${req.params.client_id}.`,
-            });
-          return controlJson(200, {
-            clientId: app.clientId,
-            status: app.status,
-            clientSecret: app.clientSecret,
-            redirectUri: app.redirectUri,
-          });
-        },
-      },
-    },
-    {
-      path: "/__mock/applications",
-      methods: {
-        GET: () =>
-          controlJson(
-            200,
-            registry.applications().map(({ clientSecret: _secret, ...a }) => a),
-          ),
-      },
-    },
-    {
-      // The refresh-token generator for the background user (description, Authentication 8).
-      path: "/__mock/refresh-tokens",
-      methods: {
-        POST: (req) => {
-          const body = readControlJson(req) as { clientId?: unknown; clientSecret?: unknown } | undefined;
-          if (typeof body?.clientId !== "string" || typeof body.clientSecret !== "string") {
-            return controlJson(400, {
-              Message: 'Send JSON {"clientId": "...", "clientSecret": "..."} of an active application.',
-            });
-          }
-          const app = registry.activeApplication(body.clientId);
-          if (!app || !sameSecret(body.clientSecret, app.clientSecret)) {
-            return controlJson(401, { Message: "The application is unknown, not active, or its secret is wrong." });
-          }
-          const user = registry.user(registry.backgroundUser)!;
-          const refreshToken = tokens.issueRefreshToken({
-            clientId: app.clientId,
-            user: user.username,
-            databases: user.databases,
-            scope: req.ctx.config.scope,
-          });
-          return controlJson(200, {
-            refresh_token: refreshToken,
-            client_id: app.clientId,
-            user: user.username,
-            databases: user.databases,
-            scope: req.ctx.config.scope,
-          });
+          const f = form(req);
+          if (forged(req, f)) return forgedAnswer();
+          const uri = single(f, "redirect_uri");
+          const checked =
+            typeof uri === "string" ? registrableRedirectUri(uri) : { ok: false as const, problem: "is missing" };
+          if (!checked.ok) return page(req, app, `The redirect URI ${checked.problem}.`, 400);
+          registry.changeRedirectUri(app.clientId, checked.uri);
+          return seeOther(app);
         },
       },
     },

@@ -1,5 +1,6 @@
 // Registered applications and users of the authorization server (A-REGISTRATION).
 import { randomBytes } from "node:crypto";
+import { MAX_REDIRECT_URI } from "../limits.ts";
 
 export type ApplicationStatus = "pending" | "Actief";
 
@@ -86,15 +87,32 @@ export class Registry {
   }
 }
 
-/** A redirect URI is valid for registration when it is an absolute http(s) URL without a fragment. */
-export function redirectUriProblem(uri: string): string | undefined {
+/**
+ * The form in which a redirect URI is registered, or why it can not be. It
+ * must be an absolute http(s) URL without a fragment (RFC 6749 3.1.2), made of
+ * characters RFC 3986 allows. An IRI (letters beyond ASCII, an IDN host) is
+ * kept percent-encoded with the host in punycode, as a URL serializes it, so
+ * what is stored can always go into a Location header.
+ */
+export function registrableRedirectUri(uri: string): { ok: true; uri: string } | { ok: false; problem: string } {
+  const refuse = (problem: string) => ({ ok: false as const, problem });
+  if (uri.length > MAX_REDIRECT_URI) return refuse(`is longer than ${MAX_REDIRECT_URI} characters (A-LIMITS)`);
+  const bad = /[\u0000-\u0020\u007f-\u009f"<>\\^`{|}]/.exec(uri)?.[0];
+  if (bad !== undefined) {
+    const hex = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    return refuse(
+      `contains U+${hex} (${bad.trim() ? `"${bad}"` : "a space or control character"}), which a URI can not hold (RFC 3986); percent-encode it`,
+    );
+  }
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    return "is not an absolute URL";
+    return refuse("is not an absolute URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "must use http or https";
-  if (uri.includes("#")) return "must not contain a fragment (RFC 6749 3.1.2)";
-  return undefined;
+  if (url.protocol !== "http:" && url.protocol !== "https:") return refuse("must use http or https");
+  if (uri.includes("#")) return refuse("must not contain a fragment (RFC 6749 3.1.2)");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is the point: ASCII or not
+  const ascii = /^[\u0000-\u007f]*$/.test(uri);
+  return { ok: true, uri: ascii ? uri : url.href };
 }

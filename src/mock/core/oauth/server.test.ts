@@ -4,9 +4,11 @@ import {
   authorizeThroughScreens,
   call,
   codeFlowTokens,
+  control,
   DEMO_APP,
   expectContract,
   freshMock,
+  portalPost,
   SCOPE,
   SECOND_APP,
   tokenRequest,
@@ -87,9 +89,9 @@ describe("expiry and refresh", () => {
   it("refuses an access token once 7200 seconds have passed on the mock's clock", () => {
     const { mock } = freshMock();
     const { access_token } = codeFlowTokens(mock);
-    call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 7199}' });
+    control(mock, "/__mock/clock", '{"advanceSeconds": 7199}');
     expect(api(mock, access_token).status).toBe(200);
-    call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 1}' });
+    control(mock, "/__mock/clock", '{"advanceSeconds": 1}');
     const refused = api(mock, access_token);
     expect(refused.status).toBe(401);
     expect(refused.headers["www-authenticate"]).toMatch(
@@ -100,7 +102,7 @@ describe("expiry and refresh", () => {
   it("renews an expired access token with the refresh token, client id, secret and redirect URI", () => {
     const { mock } = freshMock();
     const tokens = codeFlowTokens(mock);
-    call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 7300}' });
+    control(mock, "/__mock/clock", '{"advanceSeconds": 7300}');
     const res = tokenRequest(mock, {
       grant_type: "refresh_token",
       refresh_token: tokens.refresh_token,
@@ -196,7 +198,7 @@ describe("authorization codes", () => {
   it("expire after 300 seconds", () => {
     const { mock } = freshMock();
     const code = codeOf(mock);
-    call(mock, "POST", "/__mock/clock", { body: '{"advanceSeconds": 301}' });
+    control(mock, "/__mock/clock", '{"advanceSeconds": 301}');
     expect(tokenRequest(mock, { grant_type: "authorization_code", code, ...creds(DEMO_APP) }).json()).toEqual({
       error: "invalid_grant",
       error_description: "The authorization code expired",
@@ -396,9 +398,9 @@ describe("the login and permission screens", () => {
 describe("application registration", () => {
   it("registers pending, refuses flows until the operator activates, then shows id and secret", () => {
     const mock = buildMock();
-    const registered = call(mock, "POST", "/portal/applications", {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "name=Kassa&redirect_uri=http%3A%2F%2Flocalhost%3A9000%2Fcb",
+    const registered = portalPost(mock, "/portal", "/portal/applications", {
+      name: "Kassa",
+      redirect_uri: "http://localhost:9000/cb",
     });
     expect(registered.status).toBe(303);
     const page = call(mock, "GET", registered.headers.location!);
@@ -408,7 +410,7 @@ describe("application registration", () => {
     const params = { ...valid, client_id: clientId, redirect_uri: "http://localhost:9000/cb" };
     expect(call(mock, "GET", authorizeUrl(params)).status).toBe(400);
 
-    const activated = call(mock, "POST", `/__mock/applications/${clientId}/activate`).json();
+    const activated = control(mock, `/__mock/applications/${clientId}/activate`).json();
     expect(activated.status).toBe("Actief");
     expect(call(mock, "GET", registered.headers.location!).text).toContain(
       `data-client-secret>${activated.clientSecret}<`,
@@ -416,9 +418,8 @@ describe("application registration", () => {
     expect(call(mock, "GET", authorizeUrl(params)).status).toBe(302);
 
     // The redirect URI can be changed later; the old one is then refused.
-    const changed = call(mock, "POST", `/portal/applications/${clientId}/redirect-uri`, {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "redirect_uri=http%3A%2F%2Flocalhost%3A9001%2Fcb",
+    const changed = portalPost(mock, registered.headers.location!, `/portal/applications/${clientId}/redirect-uri`, {
+      redirect_uri: "http://localhost:9001/cb",
     });
     expect(changed.status).toBe(303);
     expect(call(mock, "GET", authorizeUrl(params)).status).toBe(400);
@@ -428,22 +429,21 @@ describe("application registration", () => {
   it("refuses a redirect URI that is not an absolute http(s) URL without fragment", () => {
     const mock = buildMock();
     for (const uri of ["/cb", "ftp://x/cb", "http://x/cb#f", ""]) {
-      const res = call(mock, "POST", "/portal/applications", {
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ name: "X", redirect_uri: uri }).toString(),
-      });
+      const res = portalPost(mock, "/portal", "/portal/applications", { name: "X", redirect_uri: uri });
       expect(res.status, uri).toBe(400);
     }
-    expect(call(mock, "POST", "/__mock/applications/nobody/activate").status).toBe(404);
+    expect(control(mock, "/__mock/applications/nobody/activate").status).toBe(404);
   });
 });
 
 describe("the background user's refresh token", () => {
   it("is generated for an active application and exchanged like any refresh token", () => {
     const { mock } = freshMock();
-    const generated = call(mock, "POST", "/__mock/refresh-tokens", {
-      body: JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret }),
-    });
+    const generated = control(
+      mock,
+      "/__mock/refresh-tokens",
+      JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret }),
+    );
     expect(generated.status).toBe(200);
     const { refresh_token, user } = generated.json();
     expect(user).toBe("background");
@@ -459,10 +459,9 @@ describe("the background user's refresh token", () => {
   it("is refused without the application's secret", () => {
     const { mock } = freshMock();
     expect(
-      call(mock, "POST", "/__mock/refresh-tokens", {
-        body: JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: "x" }),
-      }).status,
+      control(mock, "/__mock/refresh-tokens", JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: "x" }))
+        .status,
     ).toBe(401);
-    expect(call(mock, "POST", "/__mock/refresh-tokens", { body: "{}" }).status).toBe(400);
+    expect(control(mock, "/__mock/refresh-tokens", "{}").status).toBe(400);
   });
 });

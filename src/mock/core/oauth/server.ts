@@ -1,11 +1,13 @@
 // The authorization server: GET /OAuth/Authorize, the login and permission
 // screens (A-SCREEN-PATHS) and POST /OAuth/Token. Pure handlers over the
 // registry, the token store and the mock's clock.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { type MockResponse, mediaTypeOf, type Params, parseParams, single } from "../http.ts";
+import { MAX_PENDING_AUTHORIZATIONS } from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { errorScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
 import type { Application, Registry } from "./registry.ts";
+import { cookie, sameSecret } from "./secrets.ts";
 import { ACCESS_TOKEN_SECONDS, type TokenStore } from "./tokens.ts";
 
 const PENDING_SECONDS = 600;
@@ -29,6 +31,8 @@ interface PendingAuthorization {
 export interface AuthorizationServer {
   routes: Route[];
   reset(): void;
+  /** Drops authorization requests that expired before anyone finished them. */
+  sweep(now: number): void;
 }
 
 export interface AuthorizationServerOptions {
@@ -82,7 +86,11 @@ export function createAuthorizationServer(
     if (scope !== req.ctx.config.scope) return fail("invalid_scope", `the only scope is ${req.ctx.config.scope}`);
 
     const now = req.ctx.clock.now();
-    for (const [id, p] of pending) if (p.expiresAt <= now) pending.delete(id);
+    // Bounded (A-LIMITS): beyond the cap the oldest requests, the most likely abandoned, go first.
+    for (const id of pending.keys()) {
+      if (pending.size < MAX_PENDING_AUTHORIZATIONS) break;
+      pending.delete(id);
+    }
     const browserKey = cookie(req, BROWSER_COOKIE) ?? newKey();
     const request: PendingAuthorization = {
       id: newKey(),
@@ -264,7 +272,6 @@ export function createAuthorizationServer(
       if (!redeemed.ok) return tokenError(400, "invalid_grant", redeemed.description);
       const access = tokens.issueAccessToken(redeemed.grant, now);
       const refresh = tokens.issueRefreshToken(redeemed.grant);
-      redeemed.record([access.accessToken, refresh]);
       return tokenResponse(access.accessToken, refresh, redeemed.grant.scope);
     }
     if (redirectUri !== app.redirectUri)
@@ -285,26 +292,13 @@ export function createAuthorizationServer(
       { path: "/OAuth/Token", methods: { POST: token } },
     ],
     reset: () => pending.clear(),
+    sweep: (now) => {
+      for (const [id, p] of pending) if (p.expiresAt <= now) pending.delete(id);
+    },
   };
 }
 
 const newKey = () => randomBytes(24).toString("base64url");
-
-function cookie(req: RoutedRequest, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === name) return v.join("=");
-  }
-  return undefined;
-}
-
-/** Constant-time comparison of a secret (hashing first makes the lengths equal). */
-export function sameSecret(given: string | null | undefined, expected: string): boolean {
-  if (typeof given !== "string") return false;
-  const a = createHash("sha256").update(given).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 function readForm(req: RoutedRequest): Params | undefined {
   if (mediaTypeOf(req.headers["content-type"]) !== "application/x-www-form-urlencoded") return undefined;

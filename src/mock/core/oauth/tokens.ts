@@ -24,8 +24,6 @@ interface Code {
   scope: string;
   expiresAt: number;
   used: boolean;
-  /** Tokens issued from this code, revoked if the code is used again. */
-  issued: string[];
 }
 
 interface AccessToken extends AccessGrant {
@@ -34,11 +32,7 @@ interface AccessToken extends AccessGrant {
   revoked: boolean;
 }
 
-interface RefreshToken {
-  clientId: string;
-  user: string;
-  databases: readonly string[];
-  scope: string;
+interface RefreshToken extends IssueInput {
   revoked: boolean;
 }
 
@@ -47,6 +41,11 @@ export interface IssueInput {
   user: string;
   databases: readonly string[];
   scope: string;
+  /**
+   * The code this grant descends from, through any number of refreshes. When
+   * the code is used again, every token of its family is revoked (RFC 6749 4.1.2).
+   */
+  family?: string;
 }
 
 export interface Issued {
@@ -60,6 +59,8 @@ export class TokenStore implements TokenVerifier {
   #codes = new Map<string, Code>();
   #access = new Map<string, AccessToken>();
   #refresh = new Map<string, RefreshToken>();
+  /** Tokens issued from each code, directly or by refreshing. */
+  #families = new Map<string, string[]>();
 
   constructor(options: TokenStoreOptions = {}) {
     this.#codeSeconds = options.codeSeconds ?? CODE_SECONDS;
@@ -70,6 +71,11 @@ export class TokenStore implements TokenVerifier {
     this.#codes.clear();
     this.#access.clear();
     this.#refresh.clear();
+    this.#families.clear();
+  }
+
+  #remember(token: string, family: string | undefined): void {
+    if (family !== undefined) this.#families.get(family)?.push(token);
   }
 
   verify(token: string, now: number): TokenCheck {
@@ -83,37 +89,40 @@ export class TokenStore implements TokenVerifier {
   issueAccessToken(input: IssueInput, now: number): Issued {
     const accessToken = newSecret(this.#secretBytes);
     this.#access.set(accessToken, { ...input, expiresAt: now + ACCESS_TOKEN_SECONDS * 1000, revoked: false });
+    this.#remember(accessToken, input.family);
     return { accessToken, expiresIn: ACCESS_TOKEN_SECONDS };
   }
 
   issueRefreshToken(input: IssueInput): string {
     const token = newSecret(this.#secretBytes);
     this.#refresh.set(token, { ...input, revoked: false });
+    this.#remember(token, input.family);
     return token;
   }
 
   issueCode(input: IssueInput & { redirectUri: string }, now: number): string {
     const code = newSecret(this.#secretBytes);
-    this.#codes.set(code, { ...input, expiresAt: now + this.#codeSeconds * 1000, used: false, issued: [] });
+    this.#codes.set(code, { ...input, expiresAt: now + this.#codeSeconds * 1000, used: false });
+    this.#families.set(code, []);
     return code;
   }
 
   /**
    * Redeems a code for the client and redirect URI it was issued to. A second
-   * use fails and revokes what the first use issued (RFC 6749 4.1.2).
+   * use fails and revokes every token that descends from the first (RFC 6749 4.1.2).
    */
   redeemCode(
     code: string,
     clientId: string,
     redirectUri: string,
     now: number,
-  ): { ok: true; grant: IssueInput; record: (tokens: string[]) => void } | { ok: false; description: string } {
+  ): { ok: true; grant: IssueInput } | { ok: false; description: string } {
     const c = this.#codes.get(code);
     if (!c) return { ok: false, description: "The authorization code is unknown" };
     if (c.clientId !== clientId)
       return { ok: false, description: "The authorization code was issued to another client" };
     if (c.used) {
-      for (const t of c.issued) this.revoke(t);
+      for (const t of this.#families.get(code) ?? []) this.revoke(t);
       return {
         ok: false,
         description: "The authorization code was already used; the tokens issued from it are revoked",
@@ -124,7 +133,7 @@ export class TokenStore implements TokenVerifier {
       return { ok: false, description: "redirect_uri differs from the one the code was issued for" };
     c.used = true;
     const { user, databases, scope } = c;
-    return { ok: true, grant: { clientId, user, databases, scope }, record: (tokens) => c.issued.push(...tokens) };
+    return { ok: true, grant: { clientId, user, databases, scope, family: code } };
   }
 
   /** To whom and where a code was issued, without using it. */
@@ -144,7 +153,8 @@ export class TokenStore implements TokenVerifier {
     const r = this.#refresh.get(token);
     if (!r || r.revoked) return { ok: false, description: "The refresh token is unknown or revoked" };
     if (r.clientId !== clientId) return { ok: false, description: "The refresh token was issued to another client" };
-    return { ok: true, grant: { clientId: r.clientId, user: r.user, databases: r.databases, scope: r.scope } };
+    const { revoked: _revoked, ...grant } = r;
+    return { ok: true, grant };
   }
 
   revoke(token: string): void {
