@@ -152,7 +152,41 @@ test(
   },
 );
 
-test("a body over 1 MiB is 413", covers("A-LIMITS"), async ({ api, target, session }) => {
-  const res = await postCustomer(api, target, await session.auth(), customerBody("x".repeat(1024 * 1024 + 10)));
-  expect(res.status).toBe(413);
-});
+test(
+  "a body over 1 MiB is 413; a long Name or too many Addresses is 400 naming the field",
+  covers("A-LIMITS"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const big = await postCustomer(api, target, auth, customerBody("x".repeat(1024 * 1024 + 10)));
+    expect(big.status).toBe(413);
+    const long = await postCustomer(api, target, auth, customerBody("N".repeat(41)));
+    expect(long.status).toBe(400);
+    expect(Object.keys(long.json().ModelState ?? {})).toEqual(["customer.Name"]);
+    const addresses = await postCustomer(
+      api,
+      target,
+      auth,
+      customerBody(uniqueName(), { Addresses: Array(51).fill({}) }),
+    );
+    expect(addresses.status).toBe(400);
+    expect(Object.keys(addresses.json().ModelState ?? {})).toEqual(["customer.Addresses"]);
+  },
+);
+
+test(
+  "a CustomerId other than 1 to 8 letters, digits, _ or - is 400; automatic ids are distinct",
+  covers("A-CUSTOMER-IDS"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    for (const id of ["a/b", "..", "123456789", "x.json"]) {
+      const res = await postCustomer(api, target, auth, customerBody(uniqueName(), { CustomerId: id }));
+      expect(res.status, id).toBe(400);
+      expect(Object.keys(res.json().ModelState ?? {}), id).toEqual(["customer.CustomerId"]);
+    }
+    const first = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    const second = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    await deleteCustomer(api, target, auth, first.id);
+    await deleteCustomer(api, target, auth, second.id);
+    expect(first.id).not.toBe(second.id);
+  },
+);

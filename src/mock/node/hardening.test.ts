@@ -130,12 +130,29 @@ describe("the portal and the control calls from another site", () => {
     expect(mock.registry.application("pending-client")!.status).toBe("pending");
   });
 
-  it("a foreign Host (DNS rebinding) sees neither the portal nor the control calls", async () => {
+  it("a foreign Host (DNS rebinding) can neither read nor change the portal and the control calls", async () => {
+    const host = `attacker.example:${new URL(server.url).port}`;
     for (const path of ["/portal/applications/demo-client", "/portal", "/__mock/clock", "/__mock/applications"]) {
-      const text = await raw(`GET ${path} HTTP/1.1\r\nHost: attacker.example:${new URL(server.url).port}\r\n\r\n`);
+      const text = await raw(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
       expect(text, path).toMatch(/^HTTP\/1.1 403 /);
       expect(text).not.toContain("demo-secret");
     }
+    const posts: Array<[string, string, string]> = [
+      ["/portal/applications", "application/x-www-form-urlencoded", "name=X&redirect_uri=http%3A%2F%2Fa.example%2Fcb"],
+      ["/portal/applications/demo-client/redirect-uri", "application/x-www-form-urlencoded", "redirect_uri=http%3A%2F%2Fa.example%2Fcb"],
+      ["/__mock/reset", "application/json", "{}"],
+      ["/__mock/clock", "application/json", '{"advanceSeconds":1}'],
+      ["/__mock/applications/pending-client/activate", "application/json", "{}"],
+      ["/__mock/refresh-tokens", "application/json", '{"clientId":"demo-client","clientSecret":"demo-secret"}'],
+    ];
+    for (const [path, type, body] of posts) {
+      const text = await raw(
+        `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      expect(text, path).toMatch(/^HTTP\/1.1 403 /);
+    }
+    expect(mock.registry.application("pending-client")!.status).toBe("pending");
+    expect(mock.registry.application("demo-client")!.redirectUri).toBe(DEMO_APP.redirectUri);
   });
 });
 

@@ -125,7 +125,8 @@ function send(res: ServerResponse, answer: () => MockResponse): void {
       return;
     }
     const body = JSON.stringify({ Message: `bawa mock: internal error: ${(err as Error).message}` });
-    res.writeHead(500, {
+    // A failed writeHead may have set the status message already.
+    res.writeHead(500, "Internal Server Error", {
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(body),
     });
