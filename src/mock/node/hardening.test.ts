@@ -139,7 +139,11 @@ describe("the portal and the control calls from another site", () => {
     }
     const posts: Array<[string, string, string]> = [
       ["/portal/applications", "application/x-www-form-urlencoded", "name=X&redirect_uri=http%3A%2F%2Fa.example%2Fcb"],
-      ["/portal/applications/demo-client/redirect-uri", "application/x-www-form-urlencoded", "redirect_uri=http%3A%2F%2Fa.example%2Fcb"],
+      [
+        "/portal/applications/demo-client/redirect-uri",
+        "application/x-www-form-urlencoded",
+        "redirect_uri=http%3A%2F%2Fa.example%2Fcb",
+      ],
       ["/__mock/reset", "application/json", "{}"],
       ["/__mock/clock", "application/json", '{"advanceSeconds":1}'],
       ["/__mock/applications/pending-client/activate", "application/json", "{}"],

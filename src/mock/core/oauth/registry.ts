@@ -97,6 +97,7 @@ export class Registry {
 export function registrableRedirectUri(uri: string): { ok: true; uri: string } | { ok: false; problem: string } {
   const refuse = (problem: string) => ({ ok: false as const, problem });
   if (uri.length > MAX_REDIRECT_URI) return refuse(`is longer than ${MAX_REDIRECT_URI} characters (A-LIMITS)`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   const bad = /[\u0000-\u0020\u007f-\u009f"<>\\^`{|}]/.exec(uri)?.[0];
   if (bad !== undefined) {
     const hex = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
