@@ -9,6 +9,7 @@ import {
   test,
   throughScreens,
   tokenRequest,
+  tokenUrl,
 } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
@@ -51,6 +52,33 @@ test("a wrong client secret gets no token", covers("AUTH-SECRET"), async ({ api,
   expect(res.status).not.toBe(200);
   expect(res.text).not.toContain("access_token");
 });
+
+/** `Authorization: Basic` of RFC 6749 2.3.1: id and secret each form-urlencoded, joined by a colon, base64. */
+const basic = (id: string, secret: string) => {
+  const form = (s: string) => new URLSearchParams({ s }).toString().slice(2);
+  return `Basic ${Buffer.from(`${form(id)}:${form(secret)}`).toString("base64")}`;
+};
+
+test(
+  "a confidential client may authenticate with HTTP Basic",
+  covers("OAUTH-CLIENT-BASIC"),
+  async ({ api, page, target }) => {
+    const client = needLogin(target);
+    const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+    const res = await send(api, "POST", tokenUrl(target), {
+      headers: { authorization: basic(client.clientId, client.clientSecret) },
+      form: { grant_type: "authorization_code", code, redirect_uri: client.redirectUri },
+    });
+    expect(res.status, `code exchange with Basic: ${res.text.slice(0, 200)}`).toBe(200);
+    expect(typeof res.json().access_token).toBe("string");
+    const wrong = await send(api, "POST", tokenUrl(target), {
+      headers: { authorization: basic(client.clientId, `${client.clientSecret}x`) },
+      form: { grant_type: "refresh_token", refresh_token: res.json().refresh_token, redirect_uri: client.redirectUri },
+    });
+    expect(wrong.status, `a wrong secret with Basic: ${wrong.text.slice(0, 200)}`).toBe(401);
+    expect(wrong.json().error).toBe("invalid_client");
+  },
+);
 
 test("token responses are not cacheable", covers("OAUTH-NO-STORE"), async ({ api, browser, target }) => {
   needLogin(target);

@@ -4,7 +4,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compileContract } from "../contract/index.ts";
-import { FAULTS, type Fault, faultsNamed } from "../mock/faults/faults.ts";
+import type { Switch } from "../mock/core/scenarios.ts";
+import { FAULTS, switchesNamed } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
 import { listen } from "../mock/node/server.ts";
 import { PROJECT_ROOT } from "../paths.ts";
@@ -38,10 +39,10 @@ options:
   -h, --help      this text`,
   options: { only: { type: "string" }, jobs: { type: "string" } },
   async run(values) {
-    let faults: Fault[] = [...FAULTS];
+    let faults: Switch[] = [...FAULTS];
     if (typeof values.only === "string") {
       try {
-        faults = faultsNamed(values.only);
+        faults = switchesNamed(values.only, FAULTS);
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
@@ -64,7 +65,7 @@ options:
           done++;
           const verdict = outcome.caught ? "caught" : "NOT CAUGHT";
           console.log(
-            `[${done}/${faults.length}] ${f.name.padEnd(32)} ${verdict} (${f.breaks.join(", ")}) in ${outcome.seconds.toFixed(0)} s`,
+            `[${done}/${faults.length}] ${f.name.padEnd(32)} ${verdict} (${f.breaks?.join(", ")}) in ${outcome.seconds.toFixed(0)} s`,
           );
         }
       }),
@@ -85,9 +86,9 @@ options:
   },
 };
 
-async function runFault(fault: Fault, contract: ReturnType<typeof compileContract>, dir: string): Promise<Outcome> {
+async function runFault(fault: Switch, contract: ReturnType<typeof compileContract>, dir: string): Promise<Outcome> {
   const started = performance.now();
-  const mock = buildMock({ contract, faults: [fault] });
+  const mock = buildMock({ contract, switches: [fault.name] });
   const server = await listen(mock, { host: "127.0.0.1", port: 0 });
   try {
     const env = {
@@ -97,7 +98,8 @@ async function runFault(fault: Fault, contract: ReturnType<typeof compileContrac
       CONFORMANCE_REPORTS: "matrix",
       CONFORMANCE_REPORTS_DIR: dir,
     };
-    const grep = fault.breaks.map((id) => `@${id}(\\s|$)`).join("|");
+    const breaks = fault.breaks ?? [];
+    const grep = breaks.map((id) => `@${id}(\\s|$)`).join("|");
     const child = spawnSuite(env, ["--grep", grep], "ignore");
     await new Promise((done) => child.on("exit", done));
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
@@ -105,13 +107,13 @@ async function runFault(fault: Fault, contract: ReturnType<typeof compileContrac
     };
     const failed = summary.requirements.filter((r) => r.verdict === "failed").map((r) => r.id);
     const caughtBy = summary.requirements
-      .filter((r) => fault.breaks.includes(r.id))
+      .filter((r) => breaks.includes(r.id))
       .flatMap((r) => r.checks.filter((c) => c.status === "failed" || c.status === "timedOut").map((c) => c.title));
     return {
       fault: fault.name,
       what: fault.what,
-      breaks: fault.breaks,
-      caught: fault.breaks.every((id) => failed.includes(id)),
+      breaks: [...(fault.breaks ?? [])],
+      caught: breaks.every((id) => failed.includes(id)),
       failed,
       caughtBy: [...new Set(caughtBy)],
       seconds: (performance.now() - started) / 1000,

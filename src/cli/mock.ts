@@ -1,11 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { compileContract, warmContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
-import { FAULTS, type Fault, faultsNamed } from "../mock/faults/faults.ts";
+import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
+import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/server.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 export const mockCommand: Command = {
   summary: "run the stateful mock (customer API + OAuth 2.0 server)",
@@ -13,6 +17,7 @@ export const mockCommand: Command = {
 
 Serves the Business Administration Web API from the contract, with state:
 customers created stay created, tokens expire after 7200 s on the mock's clock.
+The dashboard at /__mock/ switches scenarios while it runs.
 
 options (flag, else environment variable, else default):
   --host <addr>       BAWA_HOST       address to listen on            (127.0.0.1)
@@ -24,33 +29,41 @@ options (flag, else environment variable, else default):
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names the portal and control
                                       calls answer to (a proxy's name); the listen
                                       address and, on loopback, localhost always work
+  --control-token <t> BAWA_CONTROL_TOKEN  the token the control calls and the dashboard
+                                      require (at least 16 of A-Z a-z 0-9 . _ ~ -); on a
+                                      non-loopback address one is made up and printed
+  --rules <list>                      rules that differ from the start, e.g.
+                                      accessTokenSeconds=60,rotateRefreshTokens=true
+                                      (--list-faults lists every rule)
   --quiet                             no request log
-  --faults <list>                     break rules on purpose, to test a conformance suite
-                                      (command line only; --list-faults names them)
-  --list-faults                       print the fault switches and the rules each breaks
+  --faults <list>                     switches on from the start: faults (break rules on
+                                      purpose, to test a conformance suite) and behaviours
+                                      of the real service family (command line only)
+  --list-faults                       print the switches, what each does, and the rules
   -h, --help                          this text`,
   options: {
     ...SERVER_OPTIONS,
     scope: { type: "string" },
     quiet: { type: "boolean" },
     faults: { type: "string" },
+    rules: { type: "string" },
     "data-dir": { type: "string" },
     "allowed-hosts": { type: "string" },
+    "control-token": { type: "string" },
     "list-faults": { type: "boolean" },
   },
   async run(values) {
     if (values["list-faults"]) {
-      for (const f of FAULTS) console.log(`${f.name.padEnd(32)} breaks ${f.breaks.join(", ")}: ${f.what}`);
+      console.log(listSwitches());
       return 0;
     }
-    let faults: Fault[] = [];
-    if (typeof values.faults === "string") {
-      try {
-        faults = faultsNamed(values.faults);
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+    let switches: string[] = [];
+    try {
+      if (typeof values.faults === "string") switches = switchesNamed(values.faults).map((s) => s.name);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
     }
+    const rules = typeof values.rules === "string" ? parseRules(values.rules) : {};
     const host = setting(values, "host", "BAWA_HOST", "127.0.0.1");
     const port = portSetting(values, "port", "BAWA_PORT", 4010);
     const versions = versionsSetting(values);
@@ -58,25 +71,38 @@ options (flag, else environment variable, else default):
     if (!/^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/.test(scope)) {
       throw new UsageError(`--scope must look like http://<vendor>.<product>.API/Web/WebApi/*, not ${scope}`);
     }
+    const given = setting(values, "control-token", "BAWA_CONTROL_TOKEN", "");
+    if (given && !/^[A-Za-z0-9._~-]{16,}$/.test(given)) {
+      throw new UsageError("--control-token (BAWA_CONTROL_TOKEN) must be at least 16 of A-Z a-z 0-9 . _ ~ -");
+    }
+    // A shared mock must not be switched into a fault by a stray request: off loopback, a token is required.
+    const controlToken = given || (LOOPBACK.test(host) ? "" : randomBytes(24).toString("base64url"));
     const seedDir = resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR));
 
     const started = performance.now();
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
     const mock = buildMock({
       seedDir,
-      config: { versions, scope },
-      faults,
+      config: { versions, scope, ...(controlToken ? { controlToken } : {}) },
+      switches,
+      rules,
       contract: compileContract(undefined, { eager: false }),
       ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
     });
-    const app = values.quiet ? mock : withLog(mock);
+    if (!values.quiet) {
+      mock.log.subscribe((e) =>
+        console.log(
+          `${e.time} ${e.method} ${e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path} -> ${e.status} (${e.ms.toFixed(1)} ms)${e.problem ? ` ${e.problem.slice(0, 160)}` : ""}${e.ignored ? ` [ignored: ${e.ignored.join(", ")}]` : ""}`,
+        ),
+      );
+    }
     let listening: Listening;
     try {
       const allowedHosts = setting(values, "allowed-hosts", "BAWA_ALLOWED_HOSTS", "")
         .split(",")
         .map((h) => h.trim())
         .filter(Boolean);
-      listening = await listen(app, { host, port, allowedHosts });
+      listening = await listen(mock, { host, port, allowedHosts });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code === "EADDRINUSE")
@@ -96,6 +122,7 @@ options (flag, else environment variable, else default):
       }
     });
     const base = `${listening.url}/v${versions[0]}`;
+    const dashboard = `${listening.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
   API:        ${base}/api/DEMO/CustomerInfoList   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
@@ -103,15 +130,16 @@ options (flag, else environment variable, else default):
     .applications()
     .map((a) => `${a.clientId} (${a.status})`)
     .join(", ")}
-  control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock
+  dashboard:  ${dashboard}
+  control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock (JSON)${controlToken ? `\n  control token: ${controlToken} (header X-Bawa-Control-Token)` : ""}
   state:      ${dataDir ? `customers kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps customers across restarts)"}
 Ctrl-C stops it.`);
-    if (faults.length > 0) {
+    const scenario = mock.scenarios.summary();
+    if (scenario) {
       console.log(
-        `\n!!! FAULTS ON: ${faults.map((f) => f.name).join(", ")}. This mock breaks the rules on purpose; every answer carries X-Bawa-Faults. Do not build against it.\n`,
+        `\n!!! SCENARIOS ON: ${scenario}. This mock departs from the contract on purpose; every answer carries X-Bawa-Faults.${FAULTS.some((f) => switches.includes(f.name)) ? " Do not build against it." : ""}\n`,
       );
     }
-
     await new Promise<void>((done) => {
       const stop = () => void listening.close().then(done);
       process.once("SIGINT", stop);
@@ -122,23 +150,40 @@ Ctrl-C stops it.`);
   },
 };
 
-function withLog(mock: ReturnType<typeof buildMock>) {
-  const log = (method: string, url: string, status: number, ms: number) =>
-    console.log(
-      `${new Date().toISOString()} ${method} ${url.length > 100 ? `${url.slice(0, 100)}...` : url} -> ${status} (${ms.toFixed(1)} ms)`,
-    );
-  return {
-    ...mock,
-    handle: (req: Parameters<typeof mock.handle>[0]) => {
-      const t = performance.now();
-      const res = mock.handle(req);
-      log(req.method, req.url, res.status, performance.now() - t);
-      return res;
-    },
-    tooLarge: (req: Parameters<typeof mock.handle>[0]) => {
-      const res = mock.tooLarge(req);
-      log(req.method, req.url, res.status, 0);
-      return res;
-    },
-  };
+/** `name=value,name=value` into rules; wrong names or values are a usage error that names them. */
+function parseRules(text: string): Partial<Rules> {
+  const input: Record<string, unknown> = {};
+  for (const pair of text.split(",").filter((p) => p.trim())) {
+    const [name = "", value = ""] = pair.split("=").map((s) => s.trim());
+    const want = DEFAULT_RULES[name as keyof Rules];
+    input[name] =
+      typeof want === "boolean"
+        ? value === "true"
+          ? true
+          : value === "false"
+            ? false
+            : value
+        : typeof want === "number"
+          ? Number(value)
+          : value;
+  }
+  const checked = checkRules(input);
+  if (!checked.ok) throw new UsageError(`--rules: ${checked.message}`);
+  return checked.rules;
+}
+
+function listSwitches(): string {
+  const line = (name: string, text: string) => `  ${name.padEnd(34)} ${text}`;
+  return [
+    "Faults (each breaks rules of the description or of OAuth; the suite must report what it breaks):",
+    ...FAULTS.map((f) => line(f.name, `breaks ${f.breaks?.join(", ")}: ${f.what}`)),
+    "",
+    "Behaviours of the real service family (the suite must tolerate them, or report one finding):",
+    ...TOLERATED.map((t) => line(t.name, t.what)),
+    "",
+    `Rules (--rules name=value,...; defaults shown):`,
+    ...RULE_NAMES.map((r) => line(r, String(DEFAULT_RULES[r]))),
+    "",
+    `${SWITCHES.length} switches. Switch them while the mock runs at /__mock/ (the dashboard) or POST /__mock/scenarios/<name>.`,
+  ].join("\n");
 }

@@ -1,20 +1,27 @@
-// Assembles the mock from its parts: contract, seed, authorization server, customer API.
+// Assembles the mock from its parts: contract, seed, scenarios, authorization
+// server, customer API, portal and control calls.
 import { type CompiledContract, compileContract } from "../contract/index.ts";
 import { createMock, type Mock } from "./core/app.ts";
 import type { MovableClock } from "./core/clock.ts";
 import { controlRoutes } from "./core/control.ts";
+import { type Authorization, createAuthorization } from "./core/oauth/authorize.ts";
 import { portalRoutes } from "./core/oauth/portal.ts";
 import { Registry } from "./core/oauth/registry.ts";
-import { createAuthorizationServer } from "./core/oauth/server.ts";
+import { tokenRoutes } from "./core/oauth/token-endpoint.ts";
 import { TokenStore } from "./core/oauth/tokens.ts";
+import { RequestLog } from "./core/request-log.ts";
 import type { MockConfig } from "./core/router.ts";
-import { applyFaults, type Fault, type FaultBuild } from "./faults/faults.ts";
+import type { Rules } from "./core/rules.ts";
+import { Scenarios } from "./core/scenarios.ts";
+import { dashboardRoutes } from "./dashboard/routes.ts";
+import { SWITCHES } from "./faults/index.ts";
 import { FileJournal } from "./node/journal.ts";
 import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
 
 export interface BawaMock extends Mock {
   registry: Registry;
   tokens: TokenStore;
+  authorization: Authorization;
   /** Drops what has expired (abandoned authorization requests); `listen()` calls it on a timer. */
   sweep(): void;
   /** Learns the Host header values that address it (`listen()` tells it). */
@@ -24,8 +31,10 @@ export interface BawaMock extends Mock {
 export interface BuildOptions {
   /** Keep customers across restarts in this folder (an fsync'ed journal); in memory when absent. */
   dataDir?: string;
-  /** Rules to break on purpose (src/mock/faults/); empty in normal use. */
-  faults?: readonly Fault[];
+  /** Switches on from the start (faults, tolerated behaviours; src/mock/faults/); none in normal use. */
+  switches?: readonly string[];
+  /** Rules that differ from the defaults from the start. */
+  rules?: Partial<Rules>;
   seedDir?: string;
   config?: Partial<MockConfig>;
   contract?: CompiledContract;
@@ -37,42 +46,46 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
   const contract = options.contract ?? compileContract();
   const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR);
   const registry = new Registry(seed.oauth);
-  const build: FaultBuild = Object.assign({}, ...(options.faults ?? []).map((f) => f.build ?? {}));
-  const tokens = new TokenStore({
-    ...(build.codeSeconds !== undefined ? { codeSeconds: build.codeSeconds } : {}),
-    ...(build.secretBytes !== undefined ? { secretBytes: build.secretBytes } : {}),
+  const scenarios = new Scenarios(SWITCHES, {
+    switches: options.switches ?? [],
+    rules: options.rules ?? {},
   });
-  const authorization = createAuthorizationServer(
-    registry,
-    tokens,
-    build.checkCsrf === false ? { checkCsrf: false } : {},
-  );
+  const tokens = new TokenStore(scenarios.rules);
+  const log = new RequestLog();
+  const authorization = createAuthorization(registry, tokens);
   const journal = options.dataDir ? new FileJournal(options.dataDir) : undefined;
   const recorded = journal?.read() ?? [];
   const reset = () => {
     mock.ctx.store.reset();
     registry.reset();
     authorization.reset();
+    scenarios.reset();
   };
   const mock = createMock({
     ...(journal ? { journal } : {}),
-    routes: authorization.routes,
-    rootRoutes: [...controlRoutes({ registry, tokens, reset }), ...portalRoutes(registry)],
+    routes: [...authorization.routes, ...tokenRoutes(registry, tokens)],
+    rootRoutes: [
+      ...controlRoutes({ registry, tokens, scenarios, log, reset }),
+      ...dashboardRoutes(),
+      ...portalRoutes(registry),
+    ],
     contract,
     seed: seed.customers,
     tokens,
+    scenarios,
+    log,
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   mock.ctx.store.replay(recorded);
-  const whole: BawaMock = {
+  return {
     ...mock,
     registry,
     tokens,
+    authorization,
     sweep: () => authorization.sweep(mock.clock.now()),
     listensAt: (hosts) => {
       mock.ctx.config.ownHosts = hosts;
     },
   };
-  return options.faults?.length ? { ...whole, handle: applyFaults(whole, options.faults) } : whole;
 }

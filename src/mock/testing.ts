@@ -30,7 +30,7 @@ export function call(
   mock: BawaMock,
   method: string,
   url: string,
-  init: { headers?: Record<string, string>; body?: string | Buffer } = {},
+  init: { headers?: Record<string, string>; body?: string | Buffer | undefined } = {},
 ): Reply {
   const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const req: MockRequest = {

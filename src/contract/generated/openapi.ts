@@ -743,6 +743,20 @@ export interface components {
                 "text/xml": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The service failed. Not shown in the description (A-SERVER-ERROR); the
+         *     mock answers it only when asked (`Prefer: code=500`, a scenario).
+         */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/xml": components["schemas"]["Error"];
+                "text/xml": components["schemas"]["Error"];
+            };
+        };
         /** @description The authorization request is unknown, expired or forged (CSRF); an HTML error page. */
         ScreenError: {
             headers: {
@@ -1057,6 +1071,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
         };
     };
     createCustomer: {
@@ -1091,6 +1106,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
         };
     };
     getCustomer: {
@@ -1124,6 +1140,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
         };
     };
     updateCustomer: {
@@ -1160,6 +1177,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
         };
     };
     deleteCustomer: {
@@ -1189,6 +1207,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
         };
     };
 }

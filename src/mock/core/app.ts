@@ -1,12 +1,16 @@
 // The mock as one function from request to response. Knows nothing of sockets.
+// Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, compileContract } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import { MovableClock } from "./clock.ts";
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";
-import { answerFormat, JSON_FORMAT, problem } from "./format.ts";
-import { type MockRequest, type MockResponse, parseParams } from "./http.ts";
+import { declaredStatuses, forcedAnswer } from "./forced.ts";
+import { type Answering, answerFormat, encode, JSON_FORMAT, problem } from "./format.ts";
+import { type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
 import { refuseForeign } from "./local.ts";
+import { RequestLog } from "./request-log.ts";
 import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
+import { MAX_DELAY_MS, Scenarios, type TransformContext } from "./scenarios.ts";
 import { CustomerStore, type Journal, type Seed } from "./store.ts";
 
 export const DEFAULT_CONFIG: MockConfig = {
@@ -32,10 +36,13 @@ export interface MockOptions {
   contract?: CompiledContract;
   clock?: MovableClock;
   tokens: TokenVerifier;
+  /** The switches and rules in force; their rules object is the context's. */
+  scenarios?: Scenarios;
   /** Routes of other parts (the authorization server), served under the version segment too. */
   routes?: readonly Route[];
   /** Routes outside the version segment (mock control, developer portal). */
   rootRoutes?: readonly Route[];
+  log?: RequestLog;
 }
 
 export interface Mock {
@@ -44,73 +51,203 @@ export interface Mock {
   tooLarge(req: MockRequest): MockResponse;
   readonly ctx: MockContext;
   readonly clock: MovableClock;
+  readonly scenarios: Scenarios;
+  readonly log: RequestLog;
 }
 
-const VERSION_SEGMENT = /^[vV](\d+)$/;
+const VERSION_SEGMENT = /^([vV])(\d+)$/;
 
 export function createMock(options: MockOptions): Mock {
   const clock = options.clock ?? new MovableClock();
+  const scenarios = options.scenarios ?? new Scenarios([]);
+  const log = options.log ?? new RequestLog();
   const ctx: MockContext = {
     contract: options.contract ?? compileContract(),
     config: { ...DEFAULT_CONFIG, ...options.config },
     store: new CustomerStore(options.seed, options.journal),
     clock,
     tokens: options.tokens,
+    rules: scenarios.rules,
   };
   const routes = [...(options.routes ?? []), ...API_ROUTES];
   const rootRoutes = options.rootRoutes ?? [];
 
-  function handle(req: MockRequest): MockResponse {
-    const format = answerFormat(req.headers.accept);
-    const fail = (status: number, message: string) => problem(ctx.contract, format, status, message);
+  /** The contract's operationId of a route and method, else `METHOD /path`: how answers name their route. */
+  const routeName = (route: Route, method: string) => {
+    const op = ctx.contract.doc.paths[route.path]?.[method.toLowerCase()] as { operationId?: string } | undefined;
+    return op?.operationId ?? `${method} ${route.path}`;
+  };
+
+  function route(req: MockRequest, format: Answering["format"]): MockResponse {
+    const fail = (status: number, message: string, code: string) =>
+      problem({ ctx, format }, status, message, [], {}, { code });
     const q = req.url.indexOf("?");
     const rawPath = q < 0 ? req.url : req.url.slice(0, q);
     const query = parseParams(q < 0 ? "" : req.url.slice(q + 1));
-    if (!rawPath.startsWith("/"))
-      return fail(400, `The request target ${JSON.stringify(req.url.slice(0, 200))} is not a path.`);
-
+    if (!rawPath.startsWith("/")) {
+      return fail(
+        400,
+        `The request target ${JSON.stringify(req.url.slice(0, 200))} is not a path.`,
+        "request.bad-target",
+      );
+    }
     const raw = rawPath.split("/").slice(1);
     if (raw.length > 1 && raw.at(-1) === "") raw.pop();
     let segments: string[];
     try {
       segments = raw.map((s) => (s.includes("%") ? decodeURIComponent(s) : s));
     } catch {
-      return fail(400, "The path is not valid percent-encoding.");
+      return fail(400, "The path is not valid percent-encoding.", "request.bad-path");
     }
     const method = req.method.toUpperCase();
-    const [versionSegment = "", ...rest] = segments;
-    const version = VERSION_SEGMENT.exec(versionSegment)?.[1];
-    if (!version) {
-      const root = matchRoute(rootRoutes, segments);
-      const rootHandler = root?.route.methods[method];
-      if (root && rootHandler) {
-        const routed: RoutedRequest = { ...req, ctx, params: root.params, query, format, versionSegment: "" };
-        return (root.route.local && refuseForeign(routed, rawPath)) || rootHandler(routed);
+    const unknown = () => fail(404, `No call matches ${req.method} ${shortPath(rawPath)}.`, "route.unknown");
+    const serve = (match: ReturnType<typeof matchRoute>, versionSegment: string, local: boolean): MockResponse => {
+      if (!match) return unknown();
+      const handler = match.route.methods[method];
+      const name = routeName(match.route, method);
+      if (!handler) {
+        const res = fail(404, `No call matches ${req.method} ${shortPath(rawPath)}.`, "route.no-method");
+        const allow = Object.keys(match.route.methods);
+        return {
+          ...res,
+          meta: { ...res.meta, route: name, allow: allow.includes("GET") ? [...allow, "HEAD"] : allow },
+        };
       }
-      return fail(404, `No call matches ${req.method} ${shortPath(rawPath)}: API paths start with /v<version>.`);
+      const routed: RoutedRequest = { ...req, ctx, params: match.params, query, format, versionSegment };
+      const refused = local && match.route.local ? refuseForeign(routed, rawPath) : undefined;
+      if (refused) return { ...refused, meta: { ...refused.meta, route: name } };
+      const prefer = preferred(routed, match.route, method, name);
+      const res = prefer.answer ?? handler(routed);
+      const delay = prefer.delayMs ? { delayMs: prefer.delayMs } : {};
+      return { ...res, meta: { ...res.meta, route: name, ...delay } };
+    };
+
+    const [first = "", ...rest] = segments;
+    const version = VERSION_SEGMENT.exec(first);
+    const letterOk = version && (ctx.rules.versionLetterEitherCase || version[1] === "v");
+    if (!version || !letterOk) {
+      const root = matchRoute(rootRoutes, segments);
+      if (root) return serve(root, "", true);
+      // Without the rule requireVersionSegment, a bare API path is served as the first version (a fault).
+      if (!ctx.rules.requireVersionSegment && first.toLowerCase() === "api") {
+        return serve(matchRoute(routes, segments), `v${ctx.config.versions[0]}`, false);
+      }
+      if (!version) {
+        return fail(
+          404,
+          `No call matches ${req.method} ${shortPath(rawPath)}: API paths start with /v<version>.`,
+          "route.unknown",
+        );
+      }
+      return unknown();
     }
-    if (!ctx.config.versions.includes(version)) {
-      return fail(
-        404,
-        `API version ${version} is not served here; served: ${ctx.config.versions.map((v) => `v${v}`).join(", ")}.`,
+    if (!ctx.config.versions.includes(version[2]!)) {
+      const served = ctx.config.versions.map((v) => `v${v}`).join(", ");
+      return fail(404, `API version ${version[2]} is not served here; served: ${served}.`, "route.version-not-served");
+    }
+    return serve(matchRoute(routes, rest), first, false);
+  }
+
+  /**
+   * `Prefer: code=<status>` or `?__code=<status>` on a data endpoint: the
+   * contract's answer for that status, as Prism gives it; `Prefer: delay=<ms>`
+   * holds the answer back. A status the operation does not define is 400.
+   */
+  function preferred(
+    req: RoutedRequest,
+    r: Route,
+    method: string,
+    name: string,
+  ): { answer?: MockResponse; delayMs?: number } {
+    if (!r.path.startsWith("/api/")) return {};
+    const prefer = parsePrefer(req.headers.prefer, req.query);
+    if (!prefer) return {};
+    const invalid = (message: string) => ({ answer: problem(req, 400, message, [], {}, { code: "prefer.invalid" }) });
+    if (prefer.delay !== undefined && !(prefer.delay >= 0 && prefer.delay <= MAX_DELAY_MS)) {
+      return invalid(`Prefer: delay=${prefer.raw.delay} is not a number of milliseconds from 0 to ${MAX_DELAY_MS}.`);
+    }
+    const delay = prefer.delay ? { delayMs: prefer.delay } : {};
+    if (prefer.code === undefined) return delay;
+    const statuses = declaredStatuses(ctx.contract.doc, r.path, method);
+    if (!statuses.includes(prefer.code)) {
+      return invalid(
+        `Prefer: code=${prefer.raw.code} is not a status ${name} answers with; it answers ${statuses.join(", ")}.`,
       );
     }
-    const match = matchRoute(routes, rest);
-    const handler = match?.route.methods[method];
-    if (!match || !handler) return fail(404, `No call matches ${req.method} ${shortPath(rawPath)}.`);
-    return handler({ ...req, ctx, params: match.params, query, format, versionSegment });
+    // A success is earned, not forced: the operation answers as it would.
+    if (prefer.code < 300) return delay;
+    const forced = forcedAnswer(req, prefer.code, `Prefer: code=${prefer.code}`);
+    return forced
+      ? { answer: forced, ...delay }
+      : invalid(`Prefer: code=${prefer.code} can not be produced by this mock.`);
+  }
+
+  const transforms = (req: MockRequest): TransformContext => ({
+    req,
+    reencode: (res, value) => {
+      const format = res.meta?.format ?? JSON_FORMAT;
+      const schema = res.meta?.schema;
+      const body = schema ? encode(ctx.contract, format, schema, value, ctx.rules.jsonNames) : JSON.stringify(value);
+      return { ...res, body, meta: { ...res.meta, value } };
+    },
+    forced: (res, status) => {
+      // The forced answer stands in for the real one, for the same caller.
+      const { route, client, user, database } = res.meta ?? {};
+      const who = Object.fromEntries(Object.entries({ route, client, user, database }).filter(([, v]) => v !== undefined));
+      const format = res.meta?.format ?? answerFormat(req.headers.accept);
+      return forcedAnswer({ ctx, format }, status, "a scenario", who) ?? res;
+    },
+  });
+
+  function handle(req: MockRequest): MockResponse {
+    const started = performance.now();
+    const format = answerFormat(req.headers.accept);
+    let res = scenarios.apply(route(req, format), transforms(req));
+    const summary = scenarios.summary();
+    if (summary) res = { ...res, headers: { ...res.headers, "x-bawa-faults": summary.slice(0, 1000) } };
+    if (!(req.url.startsWith("/__mock") && (req.method === "GET" || req.method === "HEAD"))) {
+      record(req, res, performance.now() - started, summary);
+    }
+    return res;
+  }
+
+  function record(req: MockRequest, res: MockResponse, ms: number, summary: string): void {
+    const m = res.meta ?? {};
+    log.record({
+      time: new Date().toISOString(),
+      mockTime: new Date(clock.now()).toISOString(),
+      method: req.method,
+      path: req.url,
+      status: res.status,
+      ms: Math.round(ms * 100) / 100,
+      ...(m.route !== undefined ? { route: m.route } : {}),
+      ...(m.code !== undefined ? { code: m.code } : {}),
+      ...(m.client !== undefined ? { client: m.client } : {}),
+      ...(m.user !== undefined ? { user: m.user } : {}),
+      ...(m.database !== undefined ? { database: m.database } : {}),
+      ...(m.problem !== undefined && res.status >= 400 ? { problem: m.problem } : {}),
+      ...(m.ignored?.length ? { ignored: m.ignored } : {}),
+      ...(summary ? { scenarios: summary } : {}),
+    });
   }
 
   return {
     ctx,
     clock,
-    tooLarge: (req) =>
-      problem(
-        ctx.contract,
-        answerFormat(req.headers.accept),
+    scenarios,
+    log,
+    tooLarge: (req) => {
+      const res = problem(
+        { ctx, format: answerFormat(req.headers.accept) },
         413,
         "The request body is larger than the 1 MiB this service accepts.",
-      ),
+        [],
+        {},
+        { code: "body.too-large" },
+      );
+      record(req, res, 0, scenarios.summary());
+      return res;
+    },
     handle(req) {
       try {
         // HEAD is GET without the body (RFC 9110 9.3.2), with the length GET would send.
@@ -125,10 +262,33 @@ export function createMock(options: MockOptions): Mock {
       } catch (err) {
         // A bug of ours, never the client's fault: say so plainly.
         console.error("bawa mock: internal error", err);
-        return problem(ctx.contract, JSON_FORMAT, 500, `bawa mock: internal error: ${(err as Error).message}`);
+        return problem({ ctx, format: JSON_FORMAT }, 500, `bawa mock: internal error: ${(err as Error).message}`);
       }
     },
   };
 }
 
 const shortPath = (p: string) => (p.length > 120 ? `${p.slice(0, 120)}...` : p);
+
+/** The preferences of RFC 7240 this mock honours, from `Prefer` and Prism's `__code` query parameter. */
+function parsePrefer(
+  header: string | undefined,
+  query: Params,
+): { code?: number; delay?: number; raw: { code?: string; delay?: string } } | undefined {
+  const raw: { code?: string; delay?: string } = {};
+  for (const part of (header ?? "").split(/[,;]/)) {
+    const [k, v] = part.split("=").map((s) => s.trim().replace(/^"|"$/g, ""));
+    if ((k === "code" || k === "delay") && v !== undefined) raw[k] = v;
+  }
+  const fromQuery = single(query, "__code");
+  if (typeof fromQuery === "string") raw.code = fromQuery;
+  if (raw.code === undefined && raw.delay === undefined) return undefined;
+  const number = (v: string | undefined) =>
+    v === undefined ? undefined : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+  const out: { code?: number; delay?: number; raw: typeof raw } = { raw };
+  const code = number(raw.code);
+  const delay = number(raw.delay);
+  if (code !== undefined) out.code = code;
+  if (delay !== undefined) out.delay = delay;
+  return out;
+}

@@ -20,9 +20,19 @@ export type BearerResult =
   | { kind: "missing" }
   | { kind: "invalid"; description: string };
 
-/** Reads `Authorization: Bearer <token>`; the scheme name is case-insensitive (RFC 7235 2.1). */
-export function checkBearer(authorization: string | undefined, tokens: TokenVerifier, now: number): BearerResult {
-  const match = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? "");
+/**
+ * Reads `Authorization: Bearer <token>`; the scheme name is case-insensitive
+ * (RFC 7235 2.1) unless the rule bearerSchemeCaseInsensitive is off.
+ */
+export function checkBearer(
+  authorization: string | undefined,
+  tokens: TokenVerifier,
+  now: number,
+  caseInsensitive = true,
+): BearerResult {
+  const match = (caseInsensitive ? /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/).exec(
+    authorization ?? "",
+  );
   if (!match) {
     return /^bearer\b/i.test(authorization ?? "")
       ? { kind: "invalid", description: "The Authorization header does not hold a bearer token" }

@@ -1,13 +1,19 @@
 // The mock's control calls under /__mock/: reset, the movable clock, the
-// operator's activation and the background user's refresh-token generator.
-// Not part of the contract. They take JSON only and answer only at the mock's
-// own address (the `local` guard in app.ts), so no other site can send them.
+// operator's activation, the background user's refresh-token generator, and
+// the scenarios of a frontend team (switches, rules, latency, failures, tokens,
+// databases) with the request log. Not part of the contract. They take JSON
+// only and answer only at the mock's own address (local.ts).
+import { FORCEABLE } from "./forced.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
 import { MAX_CLOCK_STEP_SECONDS } from "./limits.ts";
 import type { Registry } from "./oauth/registry.ts";
 import { sameSecret } from "./oauth/secrets.ts";
 import type { TokenStore } from "./oauth/tokens.ts";
-import type { Route } from "./router.ts";
+import type { RequestLog } from "./request-log.ts";
+import type { Route, RoutedRequest } from "./router.ts";
+import { checkRules, DEFAULT_RULES, RULE_NAMES } from "./rules.ts";
+import { MAX_DELAY_MS, type Scenarios } from "./scenarios.ts";
+import { infoOf } from "./store.ts";
 
 /** A JSON answer of the mock's own control calls. */
 export function controlJson(status: number, value: unknown): MockResponse {
@@ -15,6 +21,7 @@ export function controlJson(status: number, value: unknown): MockResponse {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
     body: JSON.stringify(value),
+    ...(status >= 400 ? { meta: { problem: String((value as { Message?: unknown }).Message ?? "") } } : {}),
   };
 }
 
@@ -27,14 +34,70 @@ export function readControlJson(req: MockRequest): unknown {
   }
 }
 
+const refuse = (message: string) => controlJson(400, { Message: message });
+const objectOf = (req: MockRequest) => {
+  const body = readControlJson(req);
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+};
+
 export interface ControlParts {
   registry: Registry;
   tokens: TokenStore;
-  /** Restores everything but the clock from the seed. */
+  scenarios: Scenarios;
+  log: RequestLog;
+  /** Everything back to the start but the clock: seed data, applications, scenarios. */
   reset(): void;
 }
 
-export function controlRoutes({ registry, tokens, reset }: ControlParts): Route[] {
+export function controlRoutes({ registry, tokens, scenarios, log, reset }: ControlParts): Route[] {
+  const now = (req: RoutedRequest) => new Date(req.ctx.clock.now()).toISOString();
+  /** Route names a latency or failure may name: the contract's operations, or `*`. */
+  const routeNames = (req: RoutedRequest) => [
+    "*",
+    ...Object.values(req.ctx.contract.doc.paths).flatMap((p) =>
+      Object.values(p).flatMap((op) => {
+        const id = (op as { operationId?: unknown })?.operationId;
+        return typeof id === "string" ? [id] : [];
+      }),
+    ),
+  ];
+  const checkRoute = (req: RoutedRequest, route: unknown) => {
+    const names = routeNames(req);
+    return typeof route === "string" && names.includes(route)
+      ? undefined
+      : refuse(`route must be one of ${names.join(", ")} (the contract's operationIds).`);
+  };
+  const scenarioState = (req: RoutedRequest) => ({
+    routes: routeNames(req),
+    switches: scenarios.switches().map((s) => ({
+      name: s.name,
+      kind: s.kind,
+      what: s.what,
+      on: scenarios.isOn(s.name),
+      ...(s.breaks ? { breaks: s.breaks } : {}),
+    })),
+    rules: Object.fromEntries(
+      RULE_NAMES.map((name) => [name, { value: scenarios.rules[name], default: DEFAULT_RULES[name] }]),
+    ),
+    latency: scenarios.state().latency,
+    failures: scenarios.state().failures,
+    active: scenarios.summary(),
+  });
+  /** `{"token": "<token or its first characters>"}` or `{"all": true}`. */
+  const tokenAction = (act: (token: string, req: RoutedRequest) => boolean, all: (req: RoutedRequest) => number) =>
+    ((req) => {
+      const body = objectOf(req);
+      if (body.all === true) return controlJson(200, { tokens: all(req) });
+      const given = typeof body.token === "string" ? body.token : "";
+      const token = tokens.byPrefix(given) ?? given;
+      if (!token || !act(token, req)) {
+        return controlJson(404, {
+          Message: 'No token matches; send {"token": "<the token or its first 10 characters>"} or {"all": true}.',
+        });
+      }
+      return controlJson(200, { tokens: 1 });
+    }) satisfies Route["methods"][string];
+
   return [
     {
       path: "/__mock/reset",
@@ -42,7 +105,7 @@ export function controlRoutes({ registry, tokens, reset }: ControlParts): Route[
       methods: {
         POST: (req) => {
           reset();
-          return controlJson(200, { reset: true, now: new Date(req.ctx.clock.now()).toISOString() });
+          return controlJson(200, { reset: true, now: now(req) });
         },
       },
     },
@@ -50,32 +113,33 @@ export function controlRoutes({ registry, tokens, reset }: ControlParts): Route[
       path: "/__mock/clock",
       local: true,
       methods: {
-        GET: (req) => controlJson(200, { now: new Date(req.ctx.clock.now()).toISOString() }),
+        GET: (req) => controlJson(200, { now: now(req) }),
         POST: (req) => {
-          const seconds = (readControlJson(req) as { advanceSeconds?: unknown } | undefined)?.advanceSeconds;
+          const seconds = objectOf(req).advanceSeconds;
           if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
-            return controlJson(400, {
-              Message: 'Send JSON {"advanceSeconds": <seconds, 0 or more>}, for example {"advanceSeconds": 7200}.',
-            });
+            return refuse('Send JSON {"advanceSeconds": <seconds, 0 or more>}, for example {"advanceSeconds": 7200}.');
           }
           if (seconds > MAX_CLOCK_STEP_SECONDS || !req.ctx.clock.canAdvance(seconds)) {
-            return controlJson(400, {
-              Message: `advanceSeconds ${seconds} moves the clock too far: at most ${MAX_CLOCK_STEP_SECONDS} (ten years) per call, and not past the year 275759.`,
-            });
+            return refuse(
+              `advanceSeconds ${seconds} moves the clock too far: at most ${MAX_CLOCK_STEP_SECONDS} (ten years) per call, and not past the year 275759.`,
+            );
           }
           req.ctx.clock.advance(seconds);
-          return controlJson(200, { now: new Date(req.ctx.clock.now()).toISOString() });
+          return controlJson(200, { now: now(req) });
         },
       },
     },
     {
+      // Secrets of active applications are shown, as the portal shows them to their owners.
       path: "/__mock/applications",
       local: true,
       methods: {
         GET: () =>
           controlJson(
             200,
-            registry.applications().map(({ clientSecret: _secret, ...a }) => a),
+            registry
+              .applications()
+              .map(({ clientSecret, ...a }) => (a.status === "Actief" ? { ...a, clientSecret } : a)),
           ),
       },
     },
@@ -102,31 +166,153 @@ export function controlRoutes({ registry, tokens, reset }: ControlParts): Route[
       local: true,
       methods: {
         POST: (req) => {
-          const body = readControlJson(req) as { clientId?: unknown; clientSecret?: unknown } | undefined;
-          if (typeof body?.clientId !== "string" || typeof body.clientSecret !== "string") {
-            return controlJson(400, {
-              Message: 'Send JSON {"clientId": "...", "clientSecret": "..."} of an active application.',
-            });
+          const { clientId, clientSecret } = objectOf(req);
+          if (typeof clientId !== "string" || typeof clientSecret !== "string") {
+            return refuse('Send JSON {"clientId": "...", "clientSecret": "..."} of an active application.');
           }
-          const app = registry.activeApplication(body.clientId);
-          if (!app || !sameSecret(body.clientSecret, app.clientSecret)) {
+          const app = registry.activeApplication(clientId);
+          if (!app || !sameSecret(clientSecret, app.clientSecret)) {
             return controlJson(401, { Message: "The application is unknown, not active, or its secret is wrong." });
           }
           const user = registry.user(registry.backgroundUser)!;
           const { scope } = req.ctx.config;
-          const refreshToken = tokens.issueRefreshToken({
-            clientId: app.clientId,
-            user: user.username,
-            databases: user.databases,
-            scope,
-          });
+          const grant = { clientId: app.clientId, user: user.username, databases: user.databases, scope };
           return controlJson(200, {
-            refresh_token: refreshToken,
+            refresh_token: tokens.issueRefreshToken(grant),
             client_id: app.clientId,
             user: user.username,
             databases: user.databases,
             scope,
           });
+        },
+      },
+    },
+    {
+      path: "/__mock/scenarios",
+      local: true,
+      methods: { GET: (req) => controlJson(200, scenarioState(req)) },
+    },
+    {
+      path: "/__mock/scenarios/{name}",
+      local: true,
+      methods: {
+        POST: (req) => {
+          const on = objectOf(req).on;
+          if (typeof on !== "boolean") return refuse('Send JSON {"on": true} or {"on": false}.');
+          const name = req.params.name ?? "";
+          if (!scenarios.switches().some((s) => s.name === name)) {
+            return controlJson(404, {
+              Message: `There is no switch ${name}; GET /__mock/scenarios lists them.`,
+            });
+          }
+          scenarios.set(name, on);
+          return controlJson(200, scenarioState(req));
+        },
+      },
+    },
+    {
+      path: "/__mock/rules",
+      local: true,
+      methods: {
+        GET: (req) => controlJson(200, scenarioState(req).rules),
+        POST: (req) => {
+          const checked = checkRules(readControlJson(req));
+          if (!checked.ok) return refuse(checked.message);
+          scenarios.setRules(checked.rules);
+          return controlJson(200, scenarioState(req));
+        },
+      },
+    },
+    {
+      path: "/__mock/latency",
+      local: true,
+      methods: {
+        POST: (req) => {
+          const { route, ms } = objectOf(req);
+          const bad = checkRoute(req, route);
+          if (bad) return bad;
+          if (typeof ms !== "number" || !Number.isInteger(ms) || ms < 0 || ms > MAX_DELAY_MS) {
+            return refuse(`ms is a whole number of milliseconds from 0 (none) to ${MAX_DELAY_MS}.`);
+          }
+          scenarios.setLatency(route as string, ms);
+          return controlJson(200, scenarioState(req));
+        },
+      },
+    },
+    {
+      path: "/__mock/failures",
+      local: true,
+      methods: {
+        POST: (req) => {
+          const { route, status, count } = objectOf(req);
+          const bad = checkRoute(req, route);
+          if (bad) return bad;
+          if (typeof status !== "number" || !FORCEABLE.includes(status)) {
+            return refuse(`status is one of ${FORCEABLE.join(", ")}.`);
+          }
+          if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > 1000) {
+            return refuse("count is how many of the next answers fail: a whole number from 0 (none) to 1000.");
+          }
+          scenarios.failNext(route as string, status, count);
+          return controlJson(200, scenarioState(req));
+        },
+      },
+    },
+    {
+      path: "/__mock/tokens",
+      local: true,
+      methods: { GET: (req) => controlJson(200, tokens.list(req.ctx.clock.now())) },
+    },
+    {
+      path: "/__mock/tokens/expire",
+      local: true,
+      methods: {
+        POST: tokenAction(
+          (token, req) => tokens.expire(token, req.ctx.clock.now()),
+          (req) => tokens.expireAll(req.ctx.clock.now()),
+        ),
+      },
+    },
+    {
+      path: "/__mock/tokens/revoke",
+      local: true,
+      methods: {
+        POST: tokenAction(
+          (token) => tokens.revoke(token),
+          () => tokens.revokeAll(),
+        ),
+      },
+    },
+    {
+      path: "/__mock/requests",
+      local: true,
+      methods: {
+        GET: (req) => {
+          const after = Number(req.query.get("after")?.[0] ?? 0);
+          return controlJson(200, { size: log.size, entries: log.since(Number.isFinite(after) ? after : 0) });
+        },
+      },
+    },
+    {
+      path: "/__mock/databases",
+      local: true,
+      methods: { GET: (req) => controlJson(200, req.ctx.store.databases()) },
+    },
+    {
+      path: "/__mock/databases/{database_id}/customers",
+      local: true,
+      methods: {
+        GET: (req) => controlJson(200, req.ctx.store.list(req.params.database_id ?? "").map(infoOf)),
+      },
+    },
+    {
+      path: "/__mock/databases/{database_id}/reset",
+      local: true,
+      methods: {
+        POST: (req) => {
+          const db = req.params.database_id ?? "";
+          req.ctx.store.reset(db);
+          return controlJson(200, { reset: db, customers: req.ctx.store.list(db).length });
         },
       },
     },

@@ -1,76 +1,121 @@
 // The customer resource: pure handlers of (request, state, clock).
 import { isXmlChar, type Problem } from "../../contract/index.ts";
-import { challenge, checkBearer, quotable, REALM } from "./bearer.ts";
+import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { answer, decodeBody, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
 import type { Handler, RoutedRequest } from "./router.ts";
 import { type Customer, infoOf } from "./store.ts";
 
-/** Runs `next` only for a valid token whose user may use the database in the path (rule 4, A-DATABASE-ACCESS). */
-function withDatabase(next: (req: RoutedRequest, db: string) => MockResponse): Handler {
+/** Who calls when the rule requireAccessToken is off: nobody in particular, with every database. */
+const ANONYMOUS: AccessGrant = { user: "(no token)", clientId: "(none)", databases: ["*"] };
+
+/**
+ * Runs `next` only for a valid token whose user may use the database in the
+ * path (Errors rule 4, A-DATABASE-ACCESS); the answer names client, user and database.
+ */
+function withDatabase(next: (req: RoutedRequest, db: string, grant: AccessGrant) => MockResponse): Handler {
   return (req) => {
     const { ctx } = req;
-    const bearer = checkBearer(req.headers.authorization, ctx.tokens, ctx.clock.now());
-    if (bearer.kind !== "granted") {
-      const message =
-        bearer.kind === "missing"
-          ? "Authorization has been denied for this request: no access token was sent."
-          : `Authorization has been denied for this request: ${bearer.description}.`;
-      return problem(ctx.contract, req.format, 401, message, [], { "www-authenticate": challenge(bearer) });
+    const { rules } = ctx;
+    const bearer = checkBearer(
+      req.headers.authorization,
+      ctx.tokens,
+      ctx.clock.now(),
+      rules.bearerSchemeCaseInsensitive,
+    );
+    const denied = (message: string, code: string, header: string) =>
+      problem(req, 401, message, [], rules.bearerChallenge ? { "www-authenticate": header } : {}, { code });
+    let grant: AccessGrant;
+    if (bearer.kind === "granted") grant = bearer.grant;
+    else if (bearer.kind === "missing" && !rules.requireAccessToken) grant = ANONYMOUS;
+    else if (bearer.kind === "missing") {
+      return denied(
+        "Authorization has been denied for this request: no access token was sent.",
+        "auth.missing-token",
+        challenge(bearer),
+      );
+    } else {
+      return denied(
+        `Authorization has been denied for this request: ${bearer.description}.`,
+        "auth.invalid-token",
+        challenge(bearer),
+      );
     }
-    const db = req.params.database_id ?? "";
+    const who = { client: grant.clientId, user: grant.user };
+    let db = req.params.database_id ?? "";
     if (db.trim() === "") {
-      return problem(ctx.contract, req.format, 401, "No database is given: put the database id after /api/.", [], {
-        "www-authenticate": challenge({ kind: "missing" }),
-      });
+      if (rules.requireDatabase) {
+        const res = denied(
+          "No database is given: put the database id after /api/.",
+          "auth.no-database",
+          challenge({ kind: "missing" }),
+        );
+        return { ...res, meta: { ...res.meta, ...who } };
+      }
+      db = grant.databases.find((d) => d !== "*") ?? "DEMO";
     }
-    if (!bearer.grant.databases.includes(db)) {
-      return problem(ctx.contract, req.format, 401, `The user of this token may not use database ${db}.`, [], {
-        "www-authenticate": `Bearer realm="${REALM}", error="insufficient_scope", error_description="${quotable(`no access to database ${db}`)}"`,
-      });
+    if (!grant.databases.includes(db) && !grant.databases.includes("*")) {
+      const res = denied(
+        `The user of this token may not use database ${db}.`,
+        "auth.database-forbidden",
+        `Bearer realm="${REALM}", error="insufficient_scope", error_description="${quotable(`no access to database ${db}`)}"`,
+      );
+      return { ...res, meta: { ...res.meta, ...who, database: db } };
     }
-    return next(req, db);
+    const res = next(req, db, grant);
+    return { ...res, meta: { ...res.meta, ...who, database: db } };
   };
 }
 
 const notFound = (req: RoutedRequest, db: string, id: string) =>
-  problem(req.ctx.contract, req.format, 404, `No customer with id ${id} exists in database ${db}.`);
+  problem(req, 404, `No customer with id ${id} exists in database ${db}.`, [], {}, { code: "customer.not-found" });
 
 export const listCustomers: Handler = withDatabase((req, db) =>
-  req.ctx.store.memo(db, `list:${req.format.mediaType}`, () =>
-    answer(req.ctx.contract, req.format, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf)),
+  req.ctx.store.memo(db, `list:${req.format.mediaType}:${req.ctx.rules.jsonNames}`, () =>
+    answer(req, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf), {}, { code: "customer.list" }),
   ),
 );
 
 export const getCustomer: Handler = withDatabase((req, db) => {
   const id = req.params.customer_id!;
   const customer = req.ctx.store.get(db, id);
-  return customer ? answer(req.ctx.contract, req.format, 200, "Customer", customer) : notFound(req, db, id);
+  return customer ? answer(req, 200, "Customer", customer, {}, { code: "customer.read" }) : notFound(req, db, id);
 });
 
 export const createCustomer: Handler = withDatabase((req, db) => {
   const input = readCustomer(req);
   if (!input.ok) return input.response;
   const created = req.ctx.store.create(db, input.customer);
-  if (!created.ok)
-    return problem(req.ctx.contract, req.format, 400, "The request is invalid.", [
-      { field: created.field, message: created.reason },
-    ]);
-  return answer(req.ctx.contract, req.format, 200, "Customer", created.customer);
+  if (!created.ok) {
+    return problem(
+      req,
+      400,
+      "The request is invalid.",
+      [{ field: created.field, message: created.reason }],
+      {},
+      {
+        code: "customer.refused",
+      },
+    );
+  }
+  return answer(req, 200, "Customer", created.customer, {}, { code: "customer.created" });
 });
 
 export const updateCustomer: Handler = withDatabase((req, db) => {
   const id = req.params.customer_id!;
   const input = readCustomer(req, id);
   if (!input.ok) return input.response;
-  const updated = req.ctx.store.replace(db, id, input.customer);
-  return updated ? answer(req.ctx.contract, req.format, 200, "Customer", updated) : notFound(req, db, id);
+  const { store, rules } = req.ctx;
+  const updated = rules.putChanges ? store.replace(db, id, input.customer) : store.get(db, id);
+  return updated ? answer(req, 200, "Customer", updated, {}, { code: "customer.updated" }) : notFound(req, db, id);
 });
 
 export const deleteCustomer: Handler = withDatabase((req, db) => {
   const id = req.params.customer_id!;
-  if (!req.ctx.store.delete(db, id)) return notFound(req, db, id);
-  return { status: 200, headers: { "content-length": "0" } };
+  const { store, rules } = req.ctx;
+  const found = rules.deleteRemoves ? store.delete(db, id) : store.get(db, id) !== undefined;
+  if (!found) return notFound(req, db, id);
+  return { status: 200, headers: { "content-length": "0" }, meta: { code: "customer.deleted" } };
 });
 
 type Read = { ok: true; customer: Customer } | { ok: false; response: MockResponse };
@@ -80,24 +125,34 @@ type Read = { ok: true; customer: Customer } | { ok: false; response: MockRespon
  * defaults (A-DEFAULTS). On PUT, `pathId` is the id of the path (A-PUT-ID).
  */
 function readCustomer(req: RoutedRequest, pathId?: string): Read {
-  const { contract } = req.ctx;
-  const decoded = decodeBody(contract, req.format, req.headers["content-type"], req.body, "CustomerRequest");
+  const { contract, rules } = req.ctx;
+  const decoded = decodeBody(req, req.headers["content-type"], req.body, "CustomerRequest");
   if (!decoded.ok) return decoded;
+  const invalid = (message: string, problems: Problem[] = []): Read => ({
+    ok: false,
+    response: problem(req, 400, message, problems, {}, { code: "body.invalid" }),
+  });
   const body = decoded.value;
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return { ok: false, response: problem(contract, req.format, 400, "The request body must be one customer object.") };
+    return invalid("The request body must be one customer object.");
   }
   const raw = body as Record<string, unknown>;
+  const fields = propertiesOf(contract, "Customer");
+  const sent = Object.keys(raw).filter((k) => fields.includes(k));
+  if (!rules.acceptAllProperties && sent.length === fields.length) {
+    return invalid("The request body has too many properties.");
+  }
   if (pathId !== undefined && raw.CustomerId === undefined) raw.CustomerId = pathId;
   const problems = contract.requests.check("CustomerRequest", raw);
   if (problems.length === 0) problems.push(...checkDates(raw), ...notXmlText(raw));
   if (pathId !== undefined && typeof raw.CustomerId === "string" && raw.CustomerId !== pathId) {
     problems.push({ field: "CustomerId", message: `must be ${JSON.stringify(pathId)}, the id in the path` });
   }
-  if (problems.length > 0)
-    return { ok: false, response: problem(contract, req.format, 400, "The request is invalid.", problems) };
+  if (problems.length > 0) return invalid("The request is invalid.", problems);
   // A-UNKNOWN-PROPERTIES: keep exactly the contract's properties, in the customer and in each address.
-  const customer = pick(raw, propertiesOf(contract, "Customer")) as Customer;
+  // Without the default-value rule, only what was sent (plus the identifiers) is kept.
+  const kept = rules.fillDefaults ? fields : fields.filter((k) => sent.includes(k) || k === "CustomerId");
+  const customer = pick(raw, kept) as Customer;
   const addressFields = propertiesOf(contract, "Address");
   if (Array.isArray(customer.Addresses)) customer.Addresses = customer.Addresses.map((a) => pick(a, addressFields));
   return { ok: true, customer };

@@ -1,7 +1,8 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
 import { type CompiledContract, type Problem, XmlError } from "../../contract/index.ts";
-import { type MockResponse, mediaTypeOf } from "./http.ts";
+import { type AnswerMeta, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
+import type { Rules } from "./rules.ts";
 
 export interface Format {
   kind: "json" | "xml";
@@ -42,16 +43,31 @@ export function bodyFormat(contentType: string | undefined): Format | undefined 
   return type ? KNOWN[type] : undefined;
 }
 
+/** What encoding an answer needs: the contract, the rules (JSON names) and the negotiated format. */
+export interface Answering {
+  ctx: { contract: CompiledContract; rules: Pick<Rules, "jsonNames"> };
+  format: Format;
+}
+
 // Stored customers are never changed in place (PUT stores a new object), so
 // their encoded forms can be kept with them.
 const encoded = new WeakMap<object, Map<string, string>>();
 
-export function encode(contract: CompiledContract, format: Format, schemaName: string, value: unknown): string {
-  const key = `${format.kind}:${schemaName}`;
+export function encode(
+  contract: CompiledContract,
+  format: Format,
+  schemaName: string,
+  value: unknown,
+  names: Rules["jsonNames"] = "pascal",
+): string {
+  const key = `${format.kind}:${schemaName}:${names}`;
   const cached = typeof value === "object" && value !== null ? encoded.get(value) : undefined;
   const hit = cached?.get(key);
   if (hit !== undefined) return hit;
-  const text = format.kind === "json" ? JSON.stringify(value) : contract.xml.stringify(schemaName, value);
+  const text =
+    format.kind === "xml"
+      ? contract.xml.stringify(schemaName, value)
+      : JSON.stringify(names === "camel" ? camelCase(value) : value);
   if (typeof value === "object" && value !== null && schemaName === "Customer") {
     if (cached) cached.set(key, text);
     else encoded.set(value, new Map([[key, text]]));
@@ -59,29 +75,45 @@ export function encode(contract: CompiledContract, format: Format, schemaName: s
   return text;
 }
 
+/**
+ * Property names as Json.NET's camelCase resolver writes them (`CustomerId` →
+ * `customerId`); the keys of ModelState are field paths, not properties, and stay.
+ */
+export function camelCase(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelCase);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      `${k.charAt(0).toLowerCase()}${k.slice(1)}`,
+      k === "ModelState" ? v : camelCase(v),
+    ]),
+  );
+}
+
 export function answer(
-  contract: CompiledContract,
-  format: Format,
+  a: Answering,
   status: number,
   schemaName: string,
   value: unknown,
   headers: Record<string, string> = {},
+  meta: AnswerMeta = {},
 ): MockResponse {
   return {
     status,
-    headers: { "content-type": `${format.mediaType}; charset=utf-8`, ...headers },
-    body: encode(contract, format, schemaName, value),
+    headers: { "content-type": `${a.format.mediaType}; charset=utf-8`, ...headers },
+    body: encode(a.ctx.contract, a.format, schemaName, value, a.ctx.rules.jsonNames),
+    meta: { value, schema: schemaName, format: a.format, ...meta },
   };
 }
 
 /** An error answer in the ASP.NET shape (A-ERROR-BODY), naming each refused field. */
 export function problem(
-  contract: CompiledContract,
-  format: Format,
+  a: Answering,
   status: number,
   message: string,
   problems: Problem[] = [],
   headers: Record<string, string> = {},
+  meta: AnswerMeta = {},
 ): MockResponse {
   const body: { Message: string; ModelState?: Record<string, string[]> } = { Message: message };
   if (problems.length > 0) {
@@ -93,33 +125,39 @@ export function problem(
       body.ModelState[key] = messages;
     }
   }
-  return answer(contract, format, status, "Error", body, headers);
+  const detail = problems.map((p) => `${p.field} ${p.message}`.trim()).join("; ");
+  return answer(a, status, "Error", body, headers, { problem: detail ? `${message} ${detail}` : message, ...meta });
 }
 
 export type Decoded = { ok: true; value: unknown } | { ok: false; response: MockResponse };
 
 /** Reads a JSON or XML request body into the value of the named schema, or an error answer. */
 export function decodeBody(
-  contract: CompiledContract,
-  reply: Format,
+  a: Answering,
   contentType: string | undefined,
   body: Buffer | undefined,
   schemaName: string,
 ): Decoded {
-  const fail = (status: number, message: string): Decoded => ({
+  const { contract } = a.ctx;
+  const fail = (status: number, message: string, code = "body.invalid"): Decoded => ({
     ok: false,
-    response: problem(contract, reply, status, message),
+    response: problem(a, status, message, [], {}, { code }),
   });
   if (!body || body.length === 0) {
-    return fail(400, "The request body is missing: send the object with all of its properties.");
+    return fail(400, "The request body is missing: send the object with all of its properties.", "body.missing");
   }
   const format = bodyFormat(contentType);
   if (!format) {
     const got = mediaTypeOf(contentType) ?? "none";
-    return fail(415, `The Content-Type ${got} is not supported: send application/json, application/xml or text/xml.`);
+    return fail(
+      415,
+      `The Content-Type ${got} is not supported: send application/json, application/xml or text/xml.`,
+      "body.unsupported-media-type",
+    );
   }
   const text = bodyText(contentType, body);
-  if (!text.ok) return fail(text.status, text.message);
+  if (!text.ok)
+    return fail(text.status, text.message, text.status === 415 ? "body.unsupported-charset" : "body.invalid");
   const kind = format.kind === "json" ? "JSON" : "XML";
   let value: unknown;
   try {

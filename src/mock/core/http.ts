@@ -1,5 +1,6 @@
 // The mock's view of HTTP: plain data in, plain data out. The core never
 // sees a socket; src/mock/node/ turns these into node:http calls.
+import type { Format } from "./format.ts";
 
 export interface MockRequest {
   method: string;
@@ -14,6 +15,39 @@ export interface MockResponse {
   status: number;
   headers: Record<string, string>;
   body?: string | undefined;
+  /** What the core knows of the answer; never sent. */
+  meta?: AnswerMeta;
+}
+
+/**
+ * What the core knows of an answer, for the scenarios that reshape answers and
+ * for the request log, so neither has to re-derive routes or read error texts.
+ */
+export interface AnswerMeta {
+  /** A stable code of what happened, for example `customer.not-found`, `route.unknown`, `token.issued`. */
+  code?: string;
+  /** The operation answered: the contract's operationId (`getCustomer`), else `METHOD /path`. */
+  route?: string;
+  /** The body before it was encoded, with its schema and format. */
+  value?: unknown;
+  schema?: string;
+  format?: Format;
+  /** The message of an error answer. */
+  problem?: string;
+  client?: string;
+  user?: string;
+  database?: string;
+  /** Properties of a body that bound to no field (A-UNKNOWN-PROPERTIES). */
+  ignored?: readonly string[];
+  /** grant_type of a token request; response_type of an authorization. */
+  grantType?: string;
+  responseType?: string;
+  /** The redirect_uri an authorization error page refused to use. */
+  redirectUri?: string;
+  /** The methods a path has, when the one asked for is not among them. */
+  allow?: readonly string[];
+  /** Hold the answer back this long (Prefer: delay, a scenario's latency). */
+  delayMs?: number;
 }
 
 /** A parsed form body or query string; a repeated name keeps all its values. */

@@ -5,26 +5,38 @@
 // refused, and control calls take only JSON, which no cross-site form or
 // simple request can send (no preflight would let it through).
 import { controlJson } from "./control.ts";
-import { type MockResponse, mediaTypeOf } from "./http.ts";
+import { type MockResponse, mediaTypeOf, single } from "./http.ts";
 import { html, screen } from "./oauth/pages.ts";
+import { cookie, sameSecret } from "./oauth/secrets.ts";
 import type { RoutedRequest } from "./router.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** The dashboard's cookie that carries the control token once `/__mock/?token=` was opened. */
+export const CONTROL_COOKIE = "bawa_control";
 
 /** The refusal of a request to a local route that does not come from the mock's own side, or undefined. */
 export function refuseForeign(req: RoutedRequest, path: string): MockResponse | undefined {
-  const control = path.startsWith("/__mock/");
+  const control = path === "/__mock" || path.startsWith("/__mock/");
   const refuse = (status: number, message: string) =>
     control
       ? controlJson(status, { Message: message })
       : screen(status, "Request refused", `<p class="error" role="alert">${html(message)}</p>`);
-  const { ownHosts } = req.ctx.config;
+  const { ownHosts, controlToken } = req.ctx.config;
   const host = req.headers.host?.toLowerCase();
   if (host !== undefined && ownHosts.length > 0 && !ownHosts.includes(host)) {
     return refuse(
       403,
       `Host ${host.slice(0, 100)} is not an address of this mock (${ownHosts.join(", ")}); add it with --allowed-hosts if it is.`,
     );
+  }
+  if (control && controlToken !== undefined) {
+    const given = req.headers["x-bawa-control-token"] ?? cookie(req, CONTROL_COOKIE) ?? single(req.query, "token");
+    if (!sameSecret(given, controlToken)) {
+      return refuse(
+        401,
+        "This mock listens on a non-loopback address: its control calls need the control token it printed at start (header X-Bawa-Control-Token, or open the dashboard at /__mock/?token=<token>).",
+      );
+    }
   }
   if (SAFE_METHODS.has(req.method.toUpperCase())) return undefined;
   const origin = req.headers.origin;

@@ -5,6 +5,7 @@ import type { TokenVerifier } from "./bearer.ts";
 import type { MovableClock } from "./clock.ts";
 import type { Format } from "./format.ts";
 import type { MockRequest, MockResponse, Params } from "./http.ts";
+import type { Rules } from "./rules.ts";
 import type { CustomerStore } from "./store.ts";
 
 export interface MockConfig {
@@ -17,6 +18,12 @@ export interface MockConfig {
    * portal and control calls refuse others. Empty when unknown (in process).
    */
   ownHosts: readonly string[];
+  /**
+   * When set, the control calls and the dashboard answer only with this token
+   * (header X-Bawa-Control-Token or the dashboard's cookie): a mock on a
+   * non-loopback address can not be switched into a fault by a stray request.
+   */
+  controlToken?: string | undefined;
 }
 
 /** Everything a handler may read or change: state, clock and configuration; no network. */
@@ -26,6 +33,8 @@ export interface MockContext {
   store: CustomerStore;
   clock: MovableClock;
   tokens: TokenVerifier;
+  /** The rules in force now (the scenarios change them in place). */
+  rules: Rules;
 }
 
 export interface RoutedRequest extends MockRequest {

@@ -16,7 +16,7 @@ const AUTOMATIC_ID = /^[1-9][0-9]{0,7}$/;
 export type Change =
   | { op: "put"; db: string; customer: Customer }
   | { op: "delete"; db: string; id: string }
-  | { op: "reset" };
+  | { op: "reset"; db?: string };
 
 /** Where changes go before they are acknowledged (a data directory, when one is configured). */
 export interface Journal {
@@ -40,26 +40,36 @@ export class CustomerStore {
   /** Replays changes recorded earlier (on start with a data directory), without recording them again. */
   replay(changes: Iterable<Change>): void {
     for (const c of changes) {
-      if (c.op === "reset") this.#load();
+      if (c.op === "reset") this.#load(c.db);
       else if (c.op === "put") this.#put(c.db, c.customer);
       else this.#databases.get(c.db)?.delete(c.id);
     }
     this.#memo.clear();
   }
 
-  reset(): void {
-    this.journal?.append({ op: "reset" });
-    this.#load();
+  /** Restores every database from the seed, or only `db`. */
+  reset(db?: string): void {
+    this.journal?.append(db === undefined ? { op: "reset" } : { op: "reset", db });
+    this.#load(db);
   }
 
-  #load(): void {
-    this.#databases.clear();
-    this.#nextId.clear();
-    this.#nextOrganization.clear();
-    this.#memo.clear();
+  #load(only?: string): void {
+    for (const db of only === undefined ? [...this.#databases.keys()] : [only]) {
+      this.#databases.delete(db);
+      this.#nextId.delete(db);
+      this.#nextOrganization.delete(db);
+      this.#memo.delete(db);
+    }
     for (const [db, text] of Object.entries(this.seed)) {
+      if (only !== undefined && db !== only) continue;
       for (const c of JSON.parse(text) as Customer[]) this.#put(db, c);
     }
+  }
+
+  /** The databases that hold customers or have a seed, with their number of customers. */
+  databases(): Array<{ database: string; customers: number }> {
+    const names = new Set([...Object.keys(this.seed), ...this.#databases.keys()]);
+    return [...names].sort().map((database) => ({ database, customers: this.#databases.get(database)?.size ?? 0 }));
   }
 
   /**

@@ -1,35 +1,60 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { requirements } from "../../../conformance/lib/requirements.ts";
-import { call, freshMock } from "../testing.ts";
-import { applyFaults, FAULTS, faultsNamed } from "./faults.ts";
+import { DEFAULT_RULES } from "../core/rules.ts";
+import { buildMock } from "../index.ts";
+import { call, codeFlowTokens, freshMock } from "../testing.ts";
+import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "./index.ts";
 
-describe("the fault switches", () => {
+describe("the switches", () => {
   it("break every spec and oauth requirement, and name only listed ones", () => {
     const all = requirements();
-    const broken = new Set(FAULTS.flatMap((f) => f.breaks));
+    const broken = new Set(FAULTS.flatMap((f) => f.breaks ?? []));
     for (const id of broken) expect(all.has(id), id).toBe(true);
     const unbroken = [...all.values()].filter((r) => r.kind !== "assumption" && !broken.has(r.id)).map((r) => r.id);
     expect(unbroken, "spec and oauth requirements no fault breaks").toEqual([]);
   });
 
-  it("have unique names", () => {
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(FAULTS.length);
+  it("have unique names; every fault breaks something, every tolerated behaviour says how the suite ends", () => {
+    expect(new Set(SWITCHES.map((f) => f.name)).size).toBe(SWITCHES.length);
+    for (const f of FAULTS) expect(f.breaks?.length, f.name).toBeGreaterThan(0);
+    for (const t of TOLERATED) expect(t.expect?.length, t.name).toBeGreaterThan(0);
+  });
+
+  it("change only rules that exist, or reshape answers", () => {
+    for (const s of SWITCHES) {
+      for (const rule of Object.keys(s.rules ?? {})) expect(DEFAULT_RULES, `${s.name}: ${rule}`).toHaveProperty(rule);
+      expect(Object.keys(s.rules ?? {}).length + (s.transforms?.length ?? 0), s.name).toBeGreaterThan(0);
+    }
   });
 
   it("refuse an unknown name, naming the known ones", () => {
-    expect(() => faultsNamed("expires-in-3600,nope")).toThrow(/unknown fault nope; the faults are: expires-in-3600/);
+    expect(() => switchesNamed("expires-in-3600,nope")).toThrow(
+      /unknown switch nope; the switches are: expires-in-3600/,
+    );
   });
 
-  it("are off unless applied, and mark every answer when on", () => {
+  it("are off unless switched on, and mark every answer while on", () => {
     const { mock, auth } = freshMock();
     expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth }).headers["x-bawa-faults"]).toBeUndefined();
-    const faulty = applyFaults(mock, faultsNamed("field-missing"));
-    const res = faulty({
-      method: "GET",
-      url: "/v1/api/DEMO/Customer/1001",
-      headers: { authorization: auth.authorization },
-    });
+    const faulty = buildMock({ contract: mock.ctx.contract, switches: ["field-missing"] });
+    const token = codeFlowTokens(faulty).access_token;
+    const res = call(faulty, "GET", "/v1/api/DEMO/Customer/1001", { headers: { authorization: `Bearer ${token}` } });
     expect(res.headers["x-bawa-faults"]).toBe("field-missing");
-    expect(JSON.parse(res.body!)).not.toHaveProperty("Fax");
+    expect(res.json()).not.toHaveProperty("Fax");
+  });
+
+  // The fault switches are data over the core's rules and answer codes: none may
+  // re-derive routes from paths or recognise an answer by its wording.
+  it("read no paths and no error texts", () => {
+    const here = dirname(fileURLToPath(import.meta.url));
+    for (const file of readdirSync(here).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
+      const source = readFileSync(join(here, file), "utf8");
+      expect(source, file).not.toMatch(
+        /\.url\b|req\.url|\/api\\\/|apiPath|\.test\(res\.body|match\(res\.body|No call matches/,
+      );
+    }
   });
 });

@@ -73,6 +73,9 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
       });
     },
   );
+  // A client that half-closes after its request (socket.end) still gets a delayed answer
+  // (Prefer: delay): node otherwise ends such a socket as soon as the client's FIN arrives.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // A client that sends garbage gets a 400 from node itself; keep serving everyone else.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) {
@@ -110,28 +113,46 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
   });
 }
 
-/** Writes the core's answer. A throw anywhere in between is our bug: logged, answered 500, never a crash. */
+/**
+ * Writes the core's answer, after the delay it asks for (Prefer: delay, a
+ * latency scenario). A throw anywhere in between is our bug: logged, answered
+ * 500, never a crash.
+ */
 function send(res: ServerResponse, answer: () => MockResponse): void {
   try {
     const response = answer();
+    const delay = response.meta?.delayMs ?? 0;
+    if (delay > 0) setTimeout(() => write(res, response), delay);
+    else write(res, response);
+  } catch (err) {
+    fail(res, err);
+  }
+}
+
+function write(res: ServerResponse, response: MockResponse): void {
+  try {
     const headers: Record<string, string> = { ...response.headers };
     if (response.body !== undefined) headers["content-length"] = String(Buffer.byteLength(response.body));
     res.writeHead(response.status, headers);
     res.end(response.body);
   } catch (err) {
-    console.error("bawa mock: internal error (a bug of bawa; please report it with the request that caused it):", err);
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const body = JSON.stringify({ Message: `bawa mock: internal error: ${(err as Error).message}` });
-    // A failed writeHead may have set the status message already.
-    res.writeHead(500, "Internal Server Error", {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(body),
-    });
-    res.end(body);
+    fail(res, err);
   }
+}
+
+function fail(res: ServerResponse, err: unknown): void {
+  console.error("bawa mock: internal error (a bug of bawa; please report it with the request that caused it):", err);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ Message: `bawa mock: internal error: ${(err as Error).message}` });
+  // A failed writeHead may have set the status message already.
+  res.writeHead(500, "Internal Server Error", {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
 }
 
 /**

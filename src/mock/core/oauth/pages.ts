@@ -2,15 +2,20 @@
 // work without JavaScript, load nothing from elsewhere and refuse framing.
 import type { MockResponse } from "../http.ts";
 
-/** Headers of every screen: no framing (RFC 9700 4.16), no third-party loads, no caching. */
-export const SCREEN_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/html; charset=utf-8",
-  "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-};
+/**
+ * Headers of every screen: no framing (RFC 9700 4.16; the rule refuseFraming),
+ * no third-party loads, no caching.
+ */
+export function screenHeaders(refuseFraming = true): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    ...(refuseFraming ? { "x-frame-options": "DENY" } : {}),
+    "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; ${refuseFraming ? "frame-ancestors 'none'; " : ""}base-uri 'none'`,
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  };
+}
 
 export const html = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -20,10 +25,11 @@ export function screen(
   title: string,
   body: string,
   headers: Record<string, string> = {},
+  refuseFraming = true,
 ): MockResponse {
   return {
     status,
-    headers: { ...SCREEN_HEADERS, ...headers },
+    headers: { ...screenHeaders(refuseFraming), ...headers },
     body: `<!doctype html>
 <html lang="en">
 <head>
@@ -54,6 +60,7 @@ export function loginScreen(opts: {
   appName: string;
   error?: string;
   username?: string;
+  refuseFraming: boolean;
 }): MockResponse {
   return screen(
     200,
@@ -67,6 +74,8 @@ ${opts.error ? `<p class="error" role="alert">${html(opts.error)}</p>` : ""}
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Log in</button>
 </form>`,
+    {},
+    opts.refuseFraming,
   );
 }
 
@@ -78,6 +87,7 @@ export function permissionScreen(opts: {
   user: string;
   databases: readonly string[];
   scope: string;
+  refuseFraming: boolean;
 }): MockResponse {
   return screen(
     200,
@@ -94,15 +104,19 @@ export function permissionScreen(opts: {
 <button type="submit" name="decision" value="deny">Deny</button>
 </div>
 </form>`,
+    {},
+    opts.refuseFraming,
   );
 }
 
 /** The error page of the authorization endpoint: shown, never redirected (RFC 6749 4.1.2.1). */
-export function errorScreen(status: number, message: string): MockResponse {
+export function errorScreen(status: number, message: string, refuseFraming = true): MockResponse {
   return screen(
     status,
     "Authorization failed",
     `<p class="error" role="alert">${html(message)}</p>
 <p class="muted">You were not sent back to the application, because it could not be verified.</p>`,
+    {},
+    refuseFraming,
   );
 }

@@ -1,40 +1,12 @@
-// Codes, access tokens and refresh tokens: issued, checked, revoked.
-// Every lifetime is measured on the mock's clock, so tests can move time.
+// Codes, access tokens and refresh tokens: issued, checked, revoked. Every
+// lifetime is measured on the mock's clock, so tests can move time, and every
+// rule is read from the mock's rules at the moment it is applied.
 import { randomBytes } from "node:crypto";
-import type { AccessGrant, TokenCheck, TokenVerifier } from "../bearer.ts";
+import type { TokenCheck, TokenVerifier } from "../bearer.ts";
+import type { Rules } from "../rules.ts";
 
-export const ACCESS_TOKEN_SECONDS = 7200;
-export const CODE_SECONDS = 300; // A-CODE-LIFETIME
-
-/** 256 random bits, base64url (A-TOKEN-FORMAT; RFC 6749 10.10 asks for at least 128). */
+/** Random bytes, base64url (A-TOKEN-FORMAT; RFC 6749 10.10 asks for at least 128 bits). */
 export const newSecret = (bytes = 32) => randomBytes(bytes).toString("base64url");
-
-export interface TokenStoreOptions {
-  /** Lifetime of authorization codes (A-CODE-LIFETIME). */
-  codeSeconds?: number;
-  /** Random bytes per code and token. */
-  secretBytes?: number;
-}
-
-interface Code {
-  clientId: string;
-  redirectUri: string;
-  user: string;
-  databases: readonly string[];
-  scope: string;
-  expiresAt: number;
-  used: boolean;
-}
-
-interface AccessToken extends AccessGrant {
-  scope: string;
-  expiresAt: number;
-  revoked: boolean;
-}
-
-interface RefreshToken extends IssueInput {
-  revoked: boolean;
-}
 
 export interface IssueInput {
   clientId: string;
@@ -48,30 +20,59 @@ export interface IssueInput {
   family?: string;
 }
 
+interface Code extends IssueInput {
+  redirectUri: string;
+  expiresAt: number;
+  used: boolean;
+}
+
+interface AccessToken extends IssueInput {
+  expiresAt: number;
+  revoked: boolean;
+  /** Issued by the implicit flow. */
+  implicit: boolean;
+}
+
+interface RefreshToken extends IssueInput {
+  revoked: boolean;
+}
+
 export interface Issued {
   accessToken: string;
   expiresIn: number;
 }
 
+/** An access or refresh token as the dashboard lists it (never the whole secret). */
+export interface TokenSummary {
+  kind: "access" | "refresh";
+  /** The first characters, enough to recognise it. */
+  prefix: string;
+  clientId: string;
+  user: string;
+  state: "valid" | "expired" | "revoked";
+  expiresAt?: string;
+}
+
+type Failed = { ok: false; description: string };
+
 export class TokenStore implements TokenVerifier {
-  readonly #codeSeconds: number;
-  readonly #secretBytes: number;
   #codes = new Map<string, Code>();
   #access = new Map<string, AccessToken>();
   #refresh = new Map<string, RefreshToken>();
   /** Tokens issued from each code, directly or by refreshing. */
   #families = new Map<string, string[]>();
 
-  constructor(options: TokenStoreOptions = {}) {
-    this.#codeSeconds = options.codeSeconds ?? CODE_SECONDS;
-    this.#secretBytes = options.secretBytes ?? 32;
-  }
+  constructor(private readonly rules: Rules) {}
 
   clear(): void {
     this.#codes.clear();
     this.#access.clear();
     this.#refresh.clear();
     this.#families.clear();
+  }
+
+  #secret(): string {
+    return newSecret(this.rules.tokenBytes);
   }
 
   #remember(token: string, family: string | undefined): void {
@@ -82,27 +83,32 @@ export class TokenStore implements TokenVerifier {
     const t = this.#access.get(token);
     if (!t) return { ok: false, description: "The access token is unknown" };
     if (t.revoked) return { ok: false, description: "The access token was revoked" };
-    if (now >= t.expiresAt) return { ok: false, description: "The access token expired" };
+    if (this.rules.accessTokensExpire && now >= t.expiresAt)
+      return { ok: false, description: "The access token expired" };
+    if (t.implicit && !this.rules.acceptImplicitTokens) {
+      return { ok: false, description: "Tokens of the implicit flow are not accepted" };
+    }
     return { ok: true, grant: { user: t.user, clientId: t.clientId, databases: t.databases } };
   }
 
-  issueAccessToken(input: IssueInput, now: number): Issued {
-    const accessToken = newSecret(this.#secretBytes);
-    this.#access.set(accessToken, { ...input, expiresAt: now + ACCESS_TOKEN_SECONDS * 1000, revoked: false });
+  issueAccessToken(input: IssueInput, now: number, implicit = false): Issued {
+    const accessToken = this.#secret();
+    const seconds = this.rules.accessTokenSeconds;
+    this.#access.set(accessToken, { ...input, expiresAt: now + seconds * 1000, revoked: false, implicit });
     this.#remember(accessToken, input.family);
-    return { accessToken, expiresIn: ACCESS_TOKEN_SECONDS };
+    return { accessToken, expiresIn: seconds };
   }
 
   issueRefreshToken(input: IssueInput): string {
-    const token = newSecret(this.#secretBytes);
+    const token = this.#secret();
     this.#refresh.set(token, { ...input, revoked: false });
     this.#remember(token, input.family);
     return token;
   }
 
   issueCode(input: IssueInput & { redirectUri: string }, now: number): string {
-    const code = newSecret(this.#secretBytes);
-    this.#codes.set(code, { ...input, expiresAt: now + this.#codeSeconds * 1000, used: false });
+    const code = this.#secret();
+    this.#codes.set(code, { ...input, expiresAt: now + this.rules.codeSeconds * 1000, used: false });
     this.#families.set(code, []);
     return code;
   }
@@ -116,51 +122,101 @@ export class TokenStore implements TokenVerifier {
     clientId: string,
     redirectUri: string,
     now: number,
-  ): { ok: true; grant: IssueInput } | { ok: false; description: string } {
+  ): { ok: true; grant: IssueInput } | Failed {
+    const { rules } = this;
     const c = this.#codes.get(code);
     if (!c) return { ok: false, description: "The authorization code is unknown" };
-    if (c.clientId !== clientId)
+    if (rules.codeBoundToClient && c.clientId !== clientId) {
       return { ok: false, description: "The authorization code was issued to another client" };
-    if (c.used) {
-      for (const t of this.#families.get(code) ?? []) this.revoke(t);
+    }
+    if (c.used && rules.codeSingleUse) {
+      if (rules.codeReuseRevokes) for (const t of this.#families.get(code) ?? []) this.revoke(t);
       return {
         ok: false,
-        description: "The authorization code was already used; the tokens issued from it are revoked",
+        description: rules.codeReuseRevokes
+          ? "The authorization code was already used; the tokens issued from it are revoked"
+          : "The authorization code was already used",
       };
     }
     if (now >= c.expiresAt) return { ok: false, description: "The authorization code expired" };
-    if (c.redirectUri !== redirectUri)
+    if (rules.codeBoundToRedirectUri && c.redirectUri !== redirectUri) {
       return { ok: false, description: "redirect_uri differs from the one the code was issued for" };
+    }
     c.used = true;
     const { user, databases, scope } = c;
     return { ok: true, grant: { clientId, user, databases, scope, family: code } };
   }
 
-  /** To whom and where a code was issued, without using it. */
-  peekCode(code: string): { clientId: string; redirectUri: string } | undefined {
-    const c = this.#codes.get(code);
-    return c && { clientId: c.clientId, redirectUri: c.redirectUri };
-  }
-
-  /** The client a refresh token was issued to, without using it. */
-  peekRefresh(token: string): { clientId: string } | undefined {
-    const r = this.#refresh.get(token);
-    return r && { clientId: r.clientId };
-  }
-
-  /** The grant of a refresh token, when it is valid and belongs to the client. */
-  refreshGrant(token: string, clientId: string): { ok: true; grant: IssueInput } | { ok: false; description: string } {
+  /**
+   * The grant of a refresh token, when it is valid and belongs to the client.
+   * With rotation on, the token is used up and a new one comes with the grant.
+   */
+  refreshGrant(token: string, clientId: string): { ok: true; grant: IssueInput; refreshToken: string } | Failed {
     const r = this.#refresh.get(token);
     if (!r || r.revoked) return { ok: false, description: "The refresh token is unknown or revoked" };
-    if (r.clientId !== clientId) return { ok: false, description: "The refresh token was issued to another client" };
+    if (this.rules.refreshBoundToClient && r.clientId !== clientId) {
+      return { ok: false, description: "The refresh token was issued to another client" };
+    }
     const { revoked: _revoked, ...grant } = r;
-    return { ok: true, grant };
+    if (!this.rules.rotateRefreshTokens) return { ok: true, grant, refreshToken: token };
+    r.revoked = true;
+    return { ok: true, grant, refreshToken: this.issueRefreshToken(grant) };
   }
 
-  revoke(token: string): void {
+  revoke(token: string): boolean {
+    const t = this.#access.get(token) ?? this.#refresh.get(token);
+    if (t) t.revoked = true;
+    return t !== undefined;
+  }
+
+  /** Makes an access token expire now; a refresh token, which never expires, is revoked. */
+  expire(token: string, now: number): boolean {
     const a = this.#access.get(token);
-    if (a) a.revoked = true;
-    const r = this.#refresh.get(token);
-    if (r) r.revoked = true;
+    if (a) a.expiresAt = Math.min(a.expiresAt, now);
+    return a !== undefined || this.revoke(token);
+  }
+
+  /** Every access token expires now (refresh tokens keep working, as after a long pause). */
+  expireAll(now: number): number {
+    for (const a of this.#access.values()) a.expiresAt = Math.min(a.expiresAt, now);
+    return this.#access.size;
+  }
+
+  revokeAll(): number {
+    for (const t of [...this.#access.values(), ...this.#refresh.values()]) t.revoked = true;
+    return this.#access.size + this.#refresh.size;
+  }
+
+  /** The token whose secret starts with `prefix`, when exactly one does (the dashboard names tokens so). */
+  byPrefix(prefix: string): string | undefined {
+    if (prefix.length < 6) return undefined;
+    const found = [...this.#access.keys(), ...this.#refresh.keys()].filter((t) => t.startsWith(prefix));
+    return found.length === 1 ? found[0] : undefined;
+  }
+
+  list(now: number): TokenSummary[] {
+    const state = (t: { revoked: boolean; expiresAt?: number }) =>
+      t.revoked ? "revoked" : t.expiresAt !== undefined && now >= t.expiresAt ? "expired" : "valid";
+    return [
+      ...[...this.#access].map(
+        ([token, t]): TokenSummary => ({
+          kind: "access",
+          prefix: token.slice(0, 10),
+          clientId: t.clientId,
+          user: t.user,
+          state: state(t),
+          expiresAt: new Date(t.expiresAt).toISOString(),
+        }),
+      ),
+      ...[...this.#refresh].map(
+        ([token, t]): TokenSummary => ({
+          kind: "refresh",
+          prefix: token.slice(0, 10),
+          clientId: t.clientId,
+          user: t.user,
+          state: state(t),
+        }),
+      ),
+    ];
   }
 }

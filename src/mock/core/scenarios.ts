@@ -1,0 +1,187 @@
+// Scenarios: the named switches (faults and tolerated behaviours), rule
+// settings, added latency and forced failures that are on right now. The
+// command line sets the start; the control API and the dashboard change it
+// while the mock runs; `POST /__mock/reset` goes back to the start.
+import type { MockRequest, MockResponse } from "./http.ts";
+import { DEFAULT_RULES, type Rules } from "./rules.ts";
+
+/** What a transform may use to reshape an answer. */
+export interface TransformContext {
+  req: MockRequest;
+  /** The same answer with another body value, encoded as the original was. */
+  reencode(res: MockResponse, value: unknown): MockResponse;
+  /** The contract's answer of this operation for `status` (as `Prefer: code=` gives it). */
+  forced(res: MockResponse, status: number): MockResponse;
+}
+
+/** Reshapes answers; `codes` and `routes` (meta.code, meta.route) say which, both when both are given. */
+export interface Transform {
+  codes?: readonly string[];
+  routes?: readonly string[];
+  apply(res: MockResponse, t: TransformContext): MockResponse;
+}
+
+/** How a run of the conformance suite against the mock with a tolerated behaviour must end. */
+export interface ExpectedRun {
+  /** Settings of the suite for this run (for example CONFORMANCE_CASE_INSENSITIVE_NAMES). */
+  settings: Readonly<Record<string, string>>;
+  /** The requirements reported failed: none, or the one finding. */
+  failed: readonly string[];
+}
+
+/** A named switch of the mock: rules it changes and transforms of answers. */
+export interface Switch {
+  name: string;
+  /** fault: breaks a rule on purpose; tolerated: behaves as real services of the family do. */
+  kind: "fault" | "tolerated";
+  what: string;
+  rules?: Partial<Rules>;
+  transforms?: readonly Transform[];
+  /** fault: the requirement ids the conformance suite must report failed. */
+  breaks?: readonly string[];
+  /** tolerated: the suite's verdicts, one per setting it is run with. */
+  expect?: readonly ExpectedRun[];
+}
+
+export interface ScenarioStart {
+  switches?: readonly string[];
+  rules?: Partial<Rules>;
+}
+
+export interface Failure {
+  status: number;
+  remaining: number;
+}
+
+/** The longest latency a scenario or `Prefer: delay` may add. */
+export const MAX_DELAY_MS = 60_000;
+
+export class Scenarios {
+  /** The live rules: one object, changed in place, read by everything that enforces a rule. */
+  readonly rules: Rules = { ...DEFAULT_RULES };
+  readonly #registry: ReadonlyMap<string, Switch>;
+  readonly #start: Required<ScenarioStart>;
+  #on = new Set<string>();
+  #ruleSettings: Partial<Rules> = {};
+  #latency = new Map<string, number>();
+  #failures = new Map<string, Failure>();
+
+  constructor(registry: readonly Switch[], start: ScenarioStart = {}) {
+    this.#registry = new Map(registry.map((s) => [s.name, s]));
+    for (const name of start.switches ?? []) this.#known(name);
+    this.#start = { switches: start.switches ?? [], rules: start.rules ?? {} };
+    this.reset();
+  }
+
+  #known(name: string): Switch {
+    const s = this.#registry.get(name);
+    if (!s) throw new Error(`unknown switch ${name}; the switches are: ${[...this.#registry.keys()].join(", ")}`);
+    return s;
+  }
+
+  #recompute(): void {
+    const fromSwitches = [...this.#on].map((n) => this.#registry.get(n)?.rules ?? {});
+    Object.assign(this.rules, DEFAULT_RULES, ...fromSwitches, this.#ruleSettings);
+  }
+
+  /** Back to the start: the command line's switches and rules, no latency, no forced failures. */
+  reset(): void {
+    this.#on = new Set(this.#start.switches);
+    this.#ruleSettings = { ...this.#start.rules };
+    this.#latency.clear();
+    this.#failures.clear();
+    this.#recompute();
+  }
+
+  switches(): readonly Switch[] {
+    return [...this.#registry.values()];
+  }
+
+  isOn(name: string): boolean {
+    return this.#on.has(name);
+  }
+
+  /** Switches one on or off; throws naming the switches when the name is unknown. */
+  set(name: string, on: boolean): void {
+    this.#known(name);
+    if (on) this.#on.add(name);
+    else this.#on.delete(name);
+    this.#recompute();
+  }
+
+  /** Sets rules; a value equal to the default drops the setting. */
+  setRules(rules: Partial<Rules>): void {
+    for (const [k, v] of Object.entries(rules) as Array<[keyof Rules, never]>) {
+      if (DEFAULT_RULES[k] === v) delete this.#ruleSettings[k];
+      else this.#ruleSettings[k] = v;
+    }
+    this.#recompute();
+  }
+
+  /** Adds latency to the answers of a route (`*`: every route); 0 removes it. */
+  setLatency(route: string, ms: number): void {
+    if (ms > 0) this.#latency.set(route, Math.min(ms, MAX_DELAY_MS));
+    else this.#latency.delete(route);
+  }
+
+  /** The next `count` answers of a route are this status (0 removes it). */
+  failNext(route: string, status: number, count: number): void {
+    if (count > 0) this.#failures.set(route, { status, remaining: count });
+    else this.#failures.delete(route);
+  }
+
+  /** What is on now, for the dashboard and the list call. */
+  state(): {
+    switches: string[];
+    rules: Partial<Rules>;
+    latency: Record<string, number>;
+    failures: Record<string, Failure>;
+  } {
+    return {
+      switches: [...this.#on],
+      rules: { ...this.#ruleSettings },
+      latency: Object.fromEntries(this.#latency),
+      failures: Object.fromEntries(this.#failures),
+    };
+  }
+
+  /** One line naming everything that departs from the defaults, for the X-Bawa-Faults header; empty when nothing does. */
+  summary(): string {
+    return [
+      ...this.#on,
+      ...Object.entries(this.#ruleSettings).map(([k, v]) => `${k}=${v}`),
+      ...[...this.#latency].map(([r, ms]) => `latency:${r}=${ms}ms`),
+      ...[...this.#failures].map(([r, f]) => `fail:${r}=${f.status}x${f.remaining}`),
+    ].join(",");
+  }
+
+  /** The answer as the switches and scenarios that are on reshape it. */
+  apply(res: MockResponse, t: TransformContext): MockResponse {
+    let out = res;
+    for (const name of this.#on) {
+      for (const transform of this.#registry.get(name)?.transforms ?? []) {
+        if (matches(transform, out)) out = transform.apply(out, t);
+      }
+    }
+    const route = out.meta?.route;
+    const failure = route === undefined ? undefined : (this.#failures.get(route) ?? this.#failures.get("*"));
+    if (failure && failure.remaining > 0) {
+      failure.remaining--;
+      if (failure.remaining === 0) {
+        for (const [k, f] of this.#failures) if (f === failure) this.#failures.delete(k);
+      }
+      out = t.forced(out, failure.status);
+    }
+    const latency = (route === undefined ? undefined : this.#latency.get(route)) ?? this.#latency.get("*");
+    if (latency) out = { ...out, meta: { ...out.meta, delayMs: Math.max(out.meta?.delayMs ?? 0, latency) } };
+    return out;
+  }
+}
+
+function matches(t: Transform, res: MockResponse): boolean {
+  const code = res.meta?.code;
+  const route = res.meta?.route;
+  if (t.codes && !(code !== undefined && t.codes.includes(code))) return false;
+  if (t.routes && !(route !== undefined && t.routes.includes(route))) return false;
+  return true;
+}

@@ -1,0 +1,103 @@
+// The dashboard in headless Chromium, as a frontend developer uses it: switch
+// on a fault, see the next API call fail and appear in the request log, move
+// the clock past a token's lifetime, reset. Screenshots land in reports/dashboard/.
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumLaunchOptions } from "../../browser.ts";
+import { PROJECT_ROOT } from "../../paths.ts";
+import { buildMock } from "../index.ts";
+import { type Listening, listen } from "../node/server.ts";
+import { codeFlowTokens } from "../testing.ts";
+
+const SHOTS = resolve(PROJECT_ROOT, "reports/dashboard");
+let server: Listening;
+let browser: Browser;
+let token: string;
+
+beforeAll(async () => {
+  const mock = buildMock();
+  token = codeFlowTokens(mock).access_token;
+  server = await listen(mock, { host: "127.0.0.1", port: 0 });
+  browser = await chromium.launch(chromiumLaunchOptions());
+  mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const api = (path = "/v1/api/DEMO/Customer/1001") =>
+  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+
+/** The request log's row of the newest call to `path`. */
+const logRow = (page: Page, path: string) => page.locator("#requests tbody tr", { hasText: path }).first();
+
+describe("the dashboard in headless Chromium", () => {
+  it("switches a fault on, shows the failing call, moves the clock past 7200 s, and resets", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    await page.goto(`${server.url}/__mock/`);
+    await expect.poll(() => page.locator("#faults li").count()).toBeGreaterThan(50);
+    expect((await api()).status).toBe(200);
+    await expect.poll(() => logRow(page, "/v1/api/DEMO/Customer/1001").locator("td.status").textContent()).toBe("200");
+
+    // A fault, switched on in the dashboard, makes the next API call fail; the log shows it.
+    await page.check('#faults input[name="valid-tokens-refused"]');
+    await expect.poll(() => page.locator("#active").textContent()).toContain("valid-tokens-refused");
+    const refused = await api("/v1/api/DEMO/Customer/1002");
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("x-bawa-faults")).toBe("valid-tokens-refused");
+    const row = logRow(page, "/v1/api/DEMO/Customer/1002");
+    await expect.poll(() => row.locator("td.status").textContent()).toBe("401");
+    expect(await row.textContent()).toContain("demo-client");
+    await page.screenshot({ path: resolve(SHOTS, "dashboard-fault.png"), fullPage: true });
+    await page.uncheck('#faults input[name="valid-tokens-refused"]');
+    await expect.poll(async () => (await api()).status).toBe(200);
+
+    // The clock moves past the token's lifetime: the token is refused, the tokens table says expired.
+    await page.click('button[data-advance="7200"]');
+    await expect.poll(async () => (await api("/v1/api/DEMO/Customer/1003")).status).toBe(401);
+    await expect
+      .poll(() => logRow(page, "/v1/api/DEMO/Customer/1003").textContent())
+      .toContain("The access token expired");
+    await expect.poll(() => page.locator("#tokens tbody td.state-expired").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: resolve(SHOTS, "dashboard-clock.png"), fullPage: true });
+
+    // Reset: scenarios off; a new token works; nothing marks the answers any more.
+    await page.check('#faults input[name="field-missing"]');
+    await expect.poll(() => page.locator("#active").textContent()).toContain("field-missing");
+    await page.click("#reset");
+    await expect.poll(() => page.locator("#active").isHidden()).toBe(true);
+    expect(await page.isChecked('#faults input[name="field-missing"]')).toBe(false);
+    const fresh = await fetch(`${server.url}/__mock/refresh-tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
+    });
+    const refresh = ((await fresh.json()) as { refresh_token: string }).refresh_token;
+    const exchanged = await fetch(`${server.url}/v1/OAuth/Token`, {
+      method: "POST",
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: refresh,
+        client_id: "demo-client",
+        client_secret: "demo-secret",
+        redirect_uri: "http://localhost:5173/callback",
+      }),
+    });
+    token = ((await exchanged.json()) as { access_token: string }).access_token;
+    const back = await api();
+    expect(back.status).toBe(200);
+    expect(back.headers.get("x-bawa-faults")).toBeNull();
+    expect(await back.json()).toHaveProperty("Fax");
+    await page.click('#databases button:has-text("view")');
+    await expect.poll(() => page.locator("#customers tbody tr").count()).toBe(6);
+    await page.screenshot({ path: resolve(SHOTS, "dashboard.png"), fullPage: true });
+    expect(errors, "errors in the page").toEqual([]);
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,136 @@
+// Faults of the authorization endpoint and its login and permission screens.
+import { errorScreen } from "../core/oauth/pages.ts";
+import type { Switch, Transform } from "../core/scenarios.ts";
+import { fault, fragmentOf, mapLocation } from "./transforms.ts";
+
+/** Only the answers that hand out a code or a token of the given flow. */
+const granted = (responseType: "code" | "token", fn: (u: URL) => void): Transform => ({
+  codes: ["authorize.granted"],
+  apply: (res, t) => (res.meta?.responseType === responseType ? mapLocation(fn)(res, t) : res),
+});
+
+export const AUTHORIZATION_FAULTS: readonly Switch[] = [
+  fault({
+    name: "redirect-unregistered",
+    breaks: ["OAUTH-NO-REDIRECT-ON-BAD-CLIENT", "AUTH-CLIENT-REDIRECT-MATCH"],
+    what: "any redirect_uri of a known client is used, the registered one is not enforced",
+    rules: { exactRedirectUri: false },
+  }),
+  fault({
+    name: "pending-client-allowed",
+    breaks: ["AUTH-REGISTRATION"],
+    what: "applications that are not active yet are accepted",
+    rules: { requireActiveClient: false },
+  }),
+  fault({
+    name: "scope-not-required",
+    breaks: ["AUTHZ-PARAMS-REQUIRED"],
+    what: "authorization requests without scope or response_type are completed",
+    rules: { requireScopeAndResponseType: false },
+  }),
+  fault({
+    name: "state-dropped",
+    breaks: ["AUTHZ-STATE"],
+    what: "state is not returned",
+    rules: { returnState: false },
+  }),
+  fault({
+    name: "code-in-fragment",
+    breaks: ["AUTHZ-CODE-REDIRECT"],
+    what: "the code arrives in the fragment",
+    transforms: [
+      granted("code", (u) => {
+        const code = u.searchParams.get("code");
+        if (!code) return;
+        u.searchParams.delete("code");
+        u.hash = `code=${code}`;
+      }),
+    ],
+  }),
+  fault({
+    name: "fragment-without-token-type",
+    breaks: ["AUTHZ-TOKEN-REDIRECT"],
+    what: "the token flow's fragment has no token_type",
+    transforms: [
+      granted("token", (u) => {
+        const f = fragmentOf(u);
+        f.delete("token_type");
+        u.hash = f.toString();
+      }),
+    ],
+  }),
+  fault({
+    name: "implicit-in-query",
+    breaks: ["OAUTH-IMPLICIT-FRAGMENT"],
+    what: "the token flow's token arrives in the query",
+    transforms: [
+      granted("token", (u) => {
+        u.search = fragmentOf(u).toString();
+        u.hash = "";
+      }),
+    ],
+  }),
+  fault({
+    name: "implicit-with-refresh",
+    breaks: ["TOK-IMPLICIT-NO-REFRESH"],
+    what: "the token flow also returns a refresh token",
+    transforms: [
+      granted("token", (u) => {
+        const f = fragmentOf(u);
+        f.set("refresh_token", "leaked");
+        u.hash = f.toString();
+      }),
+    ],
+  }),
+  fault({
+    name: "implicit-token-rejected",
+    breaks: ["AUTH-IMPLICIT-NO-SECRET"],
+    what: "tokens of the token flow do not work on the API",
+    rules: { acceptImplicitTokens: false },
+  }),
+  fault({
+    name: "error-page-instead-of-redirect",
+    breaks: ["OAUTH-ERROR-REDIRECT"],
+    what: "authorization errors show a page instead of redirecting back",
+    transforms: [
+      {
+        codes: ["authorize.error-redirect"],
+        apply: (res) => ({ ...errorScreen(400, res.meta?.problem ?? "refused"), meta: res.meta ?? {} }),
+      },
+    ],
+  }),
+  fault({
+    name: "error-page-redirects",
+    breaks: ["OAUTH-ERROR-PAGE-NO-REDIRECT"],
+    what: "the error page sends the browser on to the unverified redirect_uri",
+    transforms: [
+      {
+        codes: ["authorize.error-page"],
+        apply: (res) => {
+          const to = res.meta?.redirectUri;
+          if (!to) return res;
+          const refresh = `<meta http-equiv="refresh" content="3;url=${encodeURI(to)}">`;
+          return { ...res, body: (res.body ?? "").replace("<head>", `<head>${refresh}`) };
+        },
+      },
+    ],
+  }),
+  fault({
+    name: "permission-skipped",
+    breaks: ["AUTHZ-SCREENS"],
+    what: "no permission screen: logging in grants at once",
+    rules: { permissionScreen: false },
+  }),
+  fault({
+    name: "screens-framable",
+    breaks: ["OAUTH-SCREENS-NO-FRAMING"],
+    what: "the screens can be framed",
+    rules: { refuseFraming: false },
+  }),
+  fault({
+    name: "csrf-off",
+    breaks: ["OAUTH-CSRF"],
+    what: "the screens' forms accept posts without the browser's cookie and token",
+    rules: { checkCsrf: false },
+  }),
+];

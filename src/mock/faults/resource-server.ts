@@ -1,0 +1,78 @@
+// Faults of the resource server: bearer tokens, the database segment, status
+// codes and the version segment.
+import type { Switch } from "../core/scenarios.ts";
+import { DATA_ROUTES, fault, withStatus } from "./transforms.ts";
+
+export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
+  fault({
+    name: "no-token-200",
+    breaks: ["ERR-4-TOKEN"],
+    what: "data calls without a token are answered",
+    rules: { requireAccessToken: false },
+  }),
+  fault({
+    name: "valid-tokens-refused",
+    breaks: ["DATA-BEARER"],
+    what: "data calls with a valid bearer token are refused",
+    transforms: [{ routes: DATA_ROUTES, apply: (res, t) => (res.status < 300 ? t.forced(res, 401) : res) }],
+  }),
+  fault({
+    name: "no-challenge",
+    breaks: ["OAUTH-BEARER-CHALLENGE"],
+    what: "401 answers carry no WWW-Authenticate",
+    rules: { bearerChallenge: false },
+  }),
+  fault({
+    name: "bearer-case-sensitive",
+    breaks: ["OAUTH-BEARER-CASE"],
+    what: "only the exact scheme name Bearer is accepted",
+    rules: { bearerSchemeCaseInsensitive: false },
+  }),
+  fault({
+    name: "no-database-200",
+    breaks: ["ERR-4-DATABASE"],
+    what: "a call without a database uses the user's first database",
+    rules: { requireDatabase: false },
+  }),
+  fault({
+    name: "ok-is-203",
+    breaks: ["ERR-200"],
+    what: "successful data calls answer 203",
+    transforms: [{ routes: DATA_ROUTES, apply: (res, t) => (res.status === 200 ? withStatus(203)(res, t) : res) }],
+  }),
+  fault({
+    name: "unknown-path-200",
+    breaks: ["ERR-1-PATH"],
+    what: "calls that do not exist answer 200",
+    transforms: [{ codes: ["route.unknown"], apply: withStatus(200, "{}") }],
+  }),
+  fault({
+    name: "unknown-id-200",
+    breaks: ["ERR-2-ID"],
+    what: "an unknown customer id answers 200",
+    transforms: [
+      {
+        codes: ["customer.not-found"],
+        apply: (res, t) => withStatus(200, res.meta?.route === "getCustomer" ? res.body : "")(res, t),
+      },
+    ],
+  }),
+  fault({
+    name: "missing-body-200",
+    breaks: ["ERR-3-REQUIRED"],
+    what: "POST and PUT without a body answer 200",
+    transforms: [{ codes: ["body.missing"], apply: withStatus(200, "{}") }],
+  }),
+  fault({
+    name: "unversioned-paths",
+    breaks: ["VER-PATH"],
+    what: "paths without the version segment are served too",
+    rules: { requireVersionSegment: false },
+  }),
+  fault({
+    name: "lowercase-v-only",
+    breaks: ["VER-CASE"],
+    what: "only /v<version> is served, not /V<version>",
+    rules: { versionLetterEitherCase: false },
+  }),
+];

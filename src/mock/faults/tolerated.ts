@@ -1,0 +1,90 @@
+// Tolerated behaviours: what real ASP.NET services of the family do that the
+// description does not forbid, or forbids in a way the suite reports once.
+// The suite must pass against each, or report exactly the finding named in
+// `expect` (issue: suite fidelity); conformance/tolerance.test.ts runs them.
+import type { Switch } from "../core/scenarios.ts";
+import { rewriteDates } from "./customers.ts";
+import { CUSTOMER_ANSWERS, customersInJson, mapValue } from "./transforms.ts";
+
+const tolerated = (s: Omit<Switch, "kind">): Switch => ({ kind: "tolerated", ...s });
+
+/** Fields real customers carry that the description does not list (research notes). */
+const EXTRA_FIELDS = {
+  customProperties: { Region: "Noord" },
+  canChange: true,
+  dateCreated: "2024-03-01T09:30:00",
+  dateChanged: "2024-03-02T16:05:00",
+  fullAddress: "Oudegracht 1, 3511 AA Utrecht",
+  messages: [],
+};
+
+export const TOLERATED: readonly Switch[] = [
+  tolerated({
+    name: "extra-fields-json",
+    what: "JSON customers carry fields the description does not list; XML does not",
+    transforms: [customersInJson((c) => ({ ...c, ...EXTRA_FIELDS }))],
+    expect: [{ settings: {}, failed: [] }],
+  }),
+  tolerated({
+    name: "extra-fields-both",
+    what: "customers carry fields the description does not list, in JSON and XML",
+    transforms: [{ codes: CUSTOMER_ANSWERS, apply: mapValue((c) => ({ ...c, ...EXTRA_FIELDS })) }],
+    expect: [{ settings: {}, failed: [] }],
+  }),
+  tolerated({
+    name: "camel-case-json",
+    what: "JSON answers are camelCase (Json.NET's camelCase resolver), XML keeps PascalCase",
+    rules: { jsonNames: "camel" },
+    expect: [
+      { settings: {}, failed: ["CUST-NAMES"] },
+      { settings: { CONFORMANCE_CASE_INSENSITIVE_NAMES: "1" }, failed: [] },
+    ],
+  }),
+  tolerated({
+    name: "iso-dates",
+    what: "CocDate and VatVerificationDate are written yyyy-MM-ddTHH:mm:ss",
+    transforms: [customersInJson(rewriteDates((m, d, y) => `${y}-${m}-${d}T00:00:00`))],
+    expect: [
+      { settings: {}, failed: ["CUST-DATES"] },
+      { settings: { CONFORMANCE_ACCEPT_DATE_FORMATS: "iso" }, failed: ["CUST-DATES"] },
+    ],
+  }),
+  tolerated({
+    name: "dmy-dates",
+    what: "CocDate and VatVerificationDate are written d-M-yyyy",
+    transforms: [customersInJson(rewriteDates((m, d, y) => `${Number(d)}-${Number(m)}-${y}`))],
+    expect: [
+      { settings: {}, failed: ["CUST-DATES"] },
+      { settings: { CONFORMANCE_ACCEPT_DATE_FORMATS: "dmy" }, failed: ["CUST-DATES"] },
+    ],
+  }),
+  tolerated({
+    name: "unknown-method-405",
+    what: "a method the path does not have is 405 with Allow, as ASP.NET answers",
+    transforms: [
+      {
+        codes: ["route.no-method"],
+        apply: (res) => ({
+          ...res,
+          status: 405,
+          headers: { ...res.headers, allow: (res.meta?.allow ?? []).join(", ") },
+        }),
+      },
+    ],
+    expect: [{ settings: {}, failed: [] }],
+  }),
+  tolerated({
+    name: "error-without-modelstate",
+    what: "error bodies carry only Message, no ModelState",
+    transforms: [
+      {
+        apply: (res, t) => {
+          if (res.meta?.schema !== "Error") return res;
+          const { ModelState: _gone, ...rest } = res.meta.value as Record<string, unknown>;
+          return t.reencode(res, rest);
+        },
+      },
+    ],
+    expect: [{ settings: {}, failed: [] }],
+  }),
+];
