@@ -54,7 +54,7 @@ describe("the dashboard in headless Chromium", () => {
     const row = logRow(page, "/v1/api/DEMO/Customer/1002");
     await expect.poll(() => row.locator("td.status").textContent()).toBe("401");
     expect(await row.textContent()).toContain("demo-client");
-    await page.screenshot({ path: resolve(SHOTS, "dashboard-fault.png"), fullPage: true });
+    await page.screenshot({ path: resolve(SHOTS, "dashboard-fault.jpg"), fullPage: true, quality: 80 });
     await page.uncheck('#faults input[name="valid-tokens-refused"]');
     await expect.poll(async () => (await api()).status).toBe(200);
 
@@ -65,7 +65,7 @@ describe("the dashboard in headless Chromium", () => {
       .poll(() => logRow(page, "/v1/api/DEMO/Customer/1003").textContent())
       .toContain("The access token expired");
     await expect.poll(() => page.locator("#tokens tbody td.state-expired").count()).toBeGreaterThan(0);
-    await page.screenshot({ path: resolve(SHOTS, "dashboard-clock.png"), fullPage: true });
+    await page.screenshot({ path: resolve(SHOTS, "dashboard-clock.jpg"), fullPage: true, quality: 80 });
 
     // Reset: scenarios off; a new token works; nothing marks the answers any more.
     await page.check('#faults input[name="field-missing"]');
@@ -96,7 +96,7 @@ describe("the dashboard in headless Chromium", () => {
     expect(await back.json()).toHaveProperty("Fax");
     await page.click('#databases button:has-text("view")');
     await expect.poll(() => page.locator("#customers tbody tr").count()).toBe(6);
-    await page.screenshot({ path: resolve(SHOTS, "dashboard.png"), fullPage: true });
+    await page.screenshot({ path: resolve(SHOTS, "dashboard.jpg"), fullPage: true, quality: 80 });
     expect(errors, "errors in the page").toEqual([]);
     await page.close();
   }, 60_000);
