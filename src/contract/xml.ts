@@ -111,6 +111,15 @@ export class XmlMapping {
     return this.#value(root, this.#named(schemaName));
   }
 
+  #untyped(node: Node): unknown {
+    const children = (node[elementName(node)] ?? []) as Node[];
+    const elements = children.filter(isElement);
+    if (elements.length === 0) {
+      return decodeEntities(children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join(""));
+    }
+    return Object.fromEntries(elements.map((c) => [elementName(c), this.#untyped(c)]));
+  }
+
   #value(node: Node, schema: Schema): unknown {
     const s = this.#resolve(schema);
     const attrs = (node[":@"] ?? {}) as Record<string, string>;
@@ -128,8 +137,9 @@ export class XmlMapping {
       for (const child of children.filter(isElement)) {
         const key = elementName(child);
         const propSchema = props[key] ?? extra;
-        // A-UNKNOWN-PROPERTIES: elements the contract does not name are ignored.
-        if (propSchema) out[key] = this.#value(child, propSchema);
+        // A-UNKNOWN-PROPERTIES: elements the contract does not name are read untyped, for
+        // whoever binds the value to tell which were ignored.
+        out[key] = propSchema ? this.#value(child, propSchema) : this.#untyped(child);
       }
       return out;
     }

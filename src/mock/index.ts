@@ -74,6 +74,11 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     tokens,
     scenarios,
     log,
+    allowedOrigins: () => {
+      const { corsOrigins } = mock.ctx.config;
+      if (corsOrigins !== "registered") return corsOrigins;
+      return [...new Set(registry.applications().map((a) => new URL(a.redirectUri).origin.toLowerCase()))];
+    },
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

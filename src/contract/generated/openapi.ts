@@ -106,8 +106,10 @@ export interface paths {
         /**
          * List customer info objects
          * @description Read-only list of customer info objects. Filter, sort and paging
-         *     parameters are not shown in the service description; none are
-         *     supported (A-LIST-PARAMETERS).
+         *     parameters are not shown in the service description; the OData
+         *     options real clients of the family send are supported for the info
+         *     fields (A-LIST-PARAMETERS). Another `$` option, or an expression
+         *     that is malformed or not supported, is 400 naming the parameter.
          */
         get: operations["listCustomerInfo"];
         put?: never;
@@ -743,6 +745,17 @@ export interface components {
                 "text/xml": components["schemas"]["Error"];
             };
         };
+        /** @description A list parameter is malformed or not supported (A-LIST-PARAMETERS). */
+        BadListQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/xml": components["schemas"]["Error"];
+                "text/xml": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The service failed. Not shown in the description (A-SERVER-ERROR); the
          *     mock answers it only when asked (`Prefer: code=500`, a scenario).
@@ -1044,7 +1057,20 @@ export interface operations {
     };
     listCustomerInfo: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `eq`, `ne`, `and`, `or`, `not`, parentheses, `startswith` and `contains` on the info fields, with strings or null.
+                 * @example startswith(Name,'Bakkerij') and City ne null
+                 */
+                $filter?: string;
+                /**
+                 * @description Info fields, each optionally `asc` or `desc`, separated by commas.
+                 * @example Name desc,CustomerId
+                 */
+                $orderby?: string;
+                $skip?: number;
+                $top?: number;
+            };
             header?: never;
             path: {
                 /**
@@ -1069,6 +1095,7 @@ export interface operations {
                     "text/xml": components["schemas"]["CustomerInfoList"];
                 };
             };
+            400: components["responses"]["BadListQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["ServerError"];

@@ -3,9 +3,10 @@
 import { type CompiledContract, compileContract } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import { MovableClock } from "./clock.ts";
+import { type AllowedOrigins, crossOriginPath, preflight, withCors } from "./cors.ts";
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";
 import { declaredStatuses, forcedAnswer } from "./forced.ts";
-import { type Answering, answerFormat, encode, JSON_FORMAT, problem } from "./format.ts";
+import { type Answering, answerFormat, encode, JSON_FORMAT, problem, XML_FORMAT } from "./format.ts";
 import { type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
 import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
@@ -17,6 +18,7 @@ export const DEFAULT_CONFIG: MockConfig = {
   versions: ["1"],
   scope: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
   ownHosts: [],
+  corsOrigins: "registered",
 };
 
 const API_ROUTES: readonly Route[] = [
@@ -43,6 +45,8 @@ export interface MockOptions {
   /** Routes outside the version segment (mock control, developer portal). */
   rootRoutes?: readonly Route[];
   log?: RequestLog;
+  /** The origins a browser page may call from (CORS, A-CORS). */
+  allowedOrigins?: () => AllowedOrigins;
 }
 
 export interface Mock {
@@ -68,6 +72,7 @@ export function createMock(options: MockOptions): Mock {
     clock,
     tokens: options.tokens,
     rules: scenarios.rules,
+    allowedOrigins: options.allowedOrigins ?? (() => []),
   };
   const routes = [...(options.routes ?? []), ...API_ROUTES];
   const rootRoutes = options.rootRoutes ?? [];
@@ -78,7 +83,8 @@ export function createMock(options: MockOptions): Mock {
     return op?.operationId ?? `${method} ${route.path}`;
   };
 
-  function route(req: MockRequest, format: Answering["format"]): MockResponse {
+  function route(req: MockRequest, accepted: Answering["format"]): MockResponse {
+    let format = accepted;
     const fail = (status: number, message: string, code: string) =>
       problem({ ctx, format }, status, message, [], {}, { code });
     const q = req.url.indexOf("?");
@@ -145,7 +151,17 @@ export function createMock(options: MockOptions): Mock {
       const served = ctx.config.versions.map((v) => `v${v}`).join(", ");
       return fail(404, `API version ${version[2]} is not served here; served: ${served}.`, "route.version-not-served");
     }
-    return serve(matchRoute(routes, rest), first, false);
+    // A-FORMAT-SUFFIX: `.json` or `.xml` on the last segment of a data path chooses the format, before Accept.
+    const suffix = rest[0]?.toLowerCase() === "api" ? /^(.+)\.(json|xml)$/i.exec(rest.at(-1) ?? "") : null;
+    if (suffix) {
+      rest[rest.length - 1] = suffix[1]!;
+      format = suffix[2]!.toLowerCase() === "json" ? JSON_FORMAT : XML_FORMAT;
+    }
+    const match = matchRoute(routes, rest);
+    // Errors rule 4: a data path without its database segment is "no database given" (401), not an unknown call.
+    const withoutDatabase =
+      !match && rest[0]?.toLowerCase() === "api" ? matchRoute(API_ROUTES, ["api", "", ...rest.slice(1)]) : undefined;
+    return serve(match ?? withoutDatabase, first, false);
   }
 
   /**
@@ -193,7 +209,9 @@ export function createMock(options: MockOptions): Mock {
     forced: (res, status) => {
       // The forced answer stands in for the real one, for the same caller.
       const { route, client, user, database } = res.meta ?? {};
-      const who = Object.fromEntries(Object.entries({ route, client, user, database }).filter(([, v]) => v !== undefined));
+      const who = Object.fromEntries(
+        Object.entries({ route, client, user, database }).filter(([, v]) => v !== undefined),
+      );
       const format = res.meta?.format ?? answerFormat(req.headers.accept);
       return forcedAnswer({ ctx, format }, status, "a scenario", who) ?? res;
     },
@@ -202,7 +220,12 @@ export function createMock(options: MockOptions): Mock {
   function handle(req: MockRequest): MockResponse {
     const started = performance.now();
     const format = answerFormat(req.headers.accept);
+    const crossOrigin = crossOriginPath(req.url);
+    if (crossOrigin && req.method.toUpperCase() === "OPTIONS" && req.headers["access-control-request-method"]) {
+      return preflight(req, ctx.allowedOrigins());
+    }
     let res = scenarios.apply(route(req, format), transforms(req));
+    if (crossOrigin) res = withCors(req, res, ctx.allowedOrigins);
     const summary = scenarios.summary();
     if (summary) res = { ...res, headers: { ...res.headers, "x-bawa-faults": summary.slice(0, 1000) } };
     if (!(req.url.startsWith("/__mock") && (req.method === "GET" || req.method === "HEAD"))) {
@@ -281,7 +304,7 @@ function parsePrefer(
     if ((k === "code" || k === "delay") && v !== undefined) raw[k] = v;
   }
   const fromQuery = single(query, "__code");
-  if (typeof fromQuery === "string") raw.code = fromQuery;
+  if (typeof fromQuery === "string" && fromQuery !== "") raw.code = fromQuery;
   if (raw.code === undefined && raw.delay === undefined) return undefined;
   const number = (v: string | undefined) =>
     v === undefined ? undefined : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;

@@ -187,7 +187,6 @@ describe("the status rules of the service description", () => {
       "/",
       "/api/DEMO/Customer/1001",
       "/v1/api/DEMO/Customer/1001/extra",
-      "/v1/api/DEMO/Customer/1001.json",
     ]) {
       expect(call(mock, "GET", path, { headers: auth }).status, path).toBe(404);
     }

@@ -1,10 +1,12 @@
 // The customer resource: pure handlers of (request, state, clock).
 import { isXmlChar, type Problem } from "../../contract/index.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
-import { answer, decodeBody, problem } from "./format.ts";
+import { bindProperties } from "./binding.ts";
+import { answer, bodyFormat, decodeBody, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
+import { applyListQuery, parseListQuery } from "./list-query.ts";
 import type { Handler, RoutedRequest } from "./router.ts";
-import { type Customer, infoOf } from "./store.ts";
+import { type Customer, INFO_FIELDS, infoOf } from "./store.ts";
 
 /** Who calls when the rule requireAccessToken is off: nobody in particular, with every database. */
 const ANONYMOUS: AccessGrant = { user: "(no token)", clientId: "(none)", databases: ["*"] };
@@ -70,11 +72,23 @@ function withDatabase(next: (req: RoutedRequest, db: string, grant: AccessGrant)
 const notFound = (req: RoutedRequest, db: string, id: string) =>
   problem(req, 404, `No customer with id ${id} exists in database ${db}.`, [], {}, { code: "customer.not-found" });
 
-export const listCustomers: Handler = withDatabase((req, db) =>
-  req.ctx.store.memo(db, `list:${req.format.mediaType}:${req.ctx.rules.jsonNames}`, () =>
-    answer(req, 200, "CustomerInfoList", req.ctx.store.list(db).map(infoOf), {}, { code: "customer.list" }),
-  ),
-);
+export const listCustomers: Handler = withDatabase((req, db) => {
+  const { store, rules } = req.ctx;
+  const parsed = parseListQuery(req.query, INFO_FIELDS);
+  if (!parsed.ok) return problem(req, 400, parsed.message, [], {}, { code: "query.invalid" });
+  const { query } = parsed;
+  const whole = !query.filter && !query.orderBy && query.skip === undefined && query.top === undefined;
+  const list = () =>
+    answer(
+      req,
+      200,
+      "CustomerInfoList",
+      applyListQuery(store.list(db).map(infoOf), query),
+      {},
+      { code: "customer.list" },
+    );
+  return whole ? store.memo(db, `list:${req.format.mediaType}:${rules.jsonNames}`, list) : list();
+});
 
 export const getCustomer: Handler = withDatabase((req, db) => {
   const id = req.params.customer_id!;
@@ -98,7 +112,10 @@ export const createCustomer: Handler = withDatabase((req, db) => {
       },
     );
   }
-  return answer(req, 200, "Customer", created.customer, {}, { code: "customer.created" });
+  return answer(req, 200, "Customer", created.customer, ignoredHeader(input.ignored), {
+    code: "customer.created",
+    ignored: input.ignored,
+  });
 });
 
 export const updateCustomer: Handler = withDatabase((req, db) => {
@@ -107,7 +124,11 @@ export const updateCustomer: Handler = withDatabase((req, db) => {
   if (!input.ok) return input.response;
   const { store, rules } = req.ctx;
   const updated = rules.putChanges ? store.replace(db, id, input.customer) : store.get(db, id);
-  return updated ? answer(req, 200, "Customer", updated, {}, { code: "customer.updated" }) : notFound(req, db, id);
+  if (!updated) return notFound(req, db, id);
+  return answer(req, 200, "Customer", updated, ignoredHeader(input.ignored), {
+    code: "customer.updated",
+    ignored: input.ignored,
+  });
 });
 
 export const deleteCustomer: Handler = withDatabase((req, db) => {
@@ -118,7 +139,7 @@ export const deleteCustomer: Handler = withDatabase((req, db) => {
   return { status: 200, headers: { "content-length": "0" }, meta: { code: "customer.deleted" } };
 });
 
-type Read = { ok: true; customer: Customer } | { ok: false; response: MockResponse };
+type Read = { ok: true; customer: Customer; ignored: readonly string[] } | { ok: false; response: MockResponse };
 
 /**
  * Decodes and validates a customer body against the contract, filling in
@@ -128,17 +149,25 @@ function readCustomer(req: RoutedRequest, pathId?: string): Read {
   const { contract, rules } = req.ctx;
   const decoded = decodeBody(req, req.headers["content-type"], req.body, "CustomerRequest");
   if (!decoded.ok) return decoded;
-  const invalid = (message: string, problems: Problem[] = []): Read => ({
+  const invalid = (message: string, problems: Problem[] = [], ignored: readonly string[] = []): Read => ({
     ok: false,
-    response: problem(req, 400, message, problems, {}, { code: "body.invalid" }),
+    response: problem(req, 400, message, problems, ignoredHeader(ignored), { code: "body.invalid", ignored }),
   });
   const body = decoded.value;
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return invalid("The request body must be one customer object.");
   }
-  const raw = body as Record<string, unknown>;
   const fields = propertiesOf(contract, "Customer");
-  const sent = Object.keys(raw).filter((k) => fields.includes(k));
+  const json = bodyFormat(req.headers["content-type"])?.kind === "json";
+  const bound = bindProperties(
+    body as Record<string, unknown>,
+    fields,
+    { Addresses: propertiesOf(contract, "Address") },
+    json,
+  );
+  if (bound.problems.length > 0) return invalid("The request is invalid.", bound.problems, bound.ignored);
+  const raw = bound.value;
+  const sent = Object.keys(raw);
   if (!rules.acceptAllProperties && sent.length === fields.length) {
     return invalid("The request body has too many properties.");
   }
@@ -148,14 +177,17 @@ function readCustomer(req: RoutedRequest, pathId?: string): Read {
   if (pathId !== undefined && typeof raw.CustomerId === "string" && raw.CustomerId !== pathId) {
     problems.push({ field: "CustomerId", message: `must be ${JSON.stringify(pathId)}, the id in the path` });
   }
-  if (problems.length > 0) return invalid("The request is invalid.", problems);
-  // A-UNKNOWN-PROPERTIES: keep exactly the contract's properties, in the customer and in each address.
-  // Without the default-value rule, only what was sent (plus the identifiers) is kept.
+  if (problems.length > 0) return invalid("The request is invalid.", problems, bound.ignored);
+  // Without the default-value rule, only what was sent (plus the identifier) is kept.
   const kept = rules.fillDefaults ? fields : fields.filter((k) => sent.includes(k) || k === "CustomerId");
-  const customer = pick(raw, kept) as Customer;
-  const addressFields = propertiesOf(contract, "Address");
-  if (Array.isArray(customer.Addresses)) customer.Addresses = customer.Addresses.map((a) => pick(a, addressFields));
-  return { ok: true, customer };
+  return { ok: true, customer: pick(raw, kept) as Customer, ignored: bound.ignored };
+}
+
+/** `X-Bawa-Ignored-Properties`: what a body sent that bound to no field, so a typo shows at once. */
+export function ignoredHeader(ignored: readonly string[]): Record<string, string> {
+  if (ignored.length === 0) return {};
+  const names = ignored.slice(0, 20).map((n) => quotable(n, 60).replaceAll(",", "%2C"));
+  return { "x-bawa-ignored-properties": `${names.join(", ")}${ignored.length > 20 ? ", ..." : ""}` };
 }
 
 const propertiesOf = (contract: RoutedRequest["ctx"]["contract"], schema: string) =>

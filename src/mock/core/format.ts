@@ -10,9 +10,10 @@ export interface Format {
 }
 
 export const JSON_FORMAT: Format = { kind: "json", mediaType: "application/json" };
+export const XML_FORMAT: Format = { kind: "xml", mediaType: "application/xml" };
 const KNOWN: Record<string, Format> = {
   "application/json": JSON_FORMAT,
-  "application/xml": { kind: "xml", mediaType: "application/xml" },
+  "application/xml": XML_FORMAT,
   "text/xml": { kind: "xml", mediaType: "text/xml" },
 };
 

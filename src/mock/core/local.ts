@@ -5,6 +5,7 @@
 // refused, and control calls take only JSON, which no cross-site form or
 // simple request can send (no preflight would let it through).
 import { controlJson } from "./control.ts";
+import { allowedOrigin } from "./cors.ts";
 import { type MockResponse, mediaTypeOf, single } from "./http.ts";
 import { html, screen } from "./oauth/pages.ts";
 import { cookie, sameSecret } from "./oauth/secrets.ts";
@@ -40,7 +41,8 @@ export function refuseForeign(req: RoutedRequest, path: string): MockResponse | 
   }
   if (SAFE_METHODS.has(req.method.toUpperCase())) return undefined;
   const origin = req.headers.origin;
-  if (origin !== undefined && !isOwnOrigin(origin, host, ownHosts)) {
+  const pageMayCall = control && allowedOrigin(origin, req.ctx.allowedOrigins()) !== undefined;
+  if (origin !== undefined && !isOwnOrigin(origin, host, ownHosts) && !pageMayCall) {
     return refuse(403, `A page of another site (Origin ${origin.slice(0, 100)}) can not change this mock.`);
   }
   if (control && mediaTypeOf(req.headers["content-type"]) !== "application/json") {

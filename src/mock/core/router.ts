@@ -3,6 +3,7 @@
 import type { CompiledContract } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import type { MovableClock } from "./clock.ts";
+import type { AllowedOrigins } from "./cors.ts";
 import type { Format } from "./format.ts";
 import type { MockRequest, MockResponse, Params } from "./http.ts";
 import type { Rules } from "./rules.ts";
@@ -24,6 +25,11 @@ export interface MockConfig {
    * non-loopback address can not be switched into a fault by a stray request.
    */
   controlToken?: string | undefined;
+  /**
+   * The origins a browser page may call from: those of the registered
+   * applications' redirect URIs, every origin, or a list (`--cors-origins`).
+   */
+  corsOrigins: "registered" | "*" | readonly string[];
 }
 
 /** Everything a handler may read or change: state, clock and configuration; no network. */
@@ -35,6 +41,8 @@ export interface MockContext {
   tokens: TokenVerifier;
   /** The rules in force now (the scenarios change them in place). */
   rules: Rules;
+  /** The origins a browser page may call from (CORS, A-CORS). */
+  allowedOrigins(): AllowedOrigins;
 }
 
 export interface RoutedRequest extends MockRequest {

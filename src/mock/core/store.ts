@@ -165,6 +165,18 @@ export class CustomerStore {
   }
 }
 
+/** The fields of an info object (A-INFO-FIELDS). */
+export const INFO_FIELDS = [
+  "CustomerId",
+  "Name",
+  "ShortName",
+  "City",
+  "CountryId",
+  "CustomerStateId",
+  "Email",
+  "Telephone",
+];
+
 /** The info object of a customer (A-INFO-FIELDS). */
 export function infoOf(c: Customer): CustomerInfo {
   return {

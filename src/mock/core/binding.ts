@@ -1,0 +1,61 @@
+// Property names bound as ASP.NET binds them (A-NAMES, A-UNKNOWN-PROPERTIES):
+// a JSON property that matches a field only case-insensitively binds to it,
+// as Json.NET does, so camelCase clients of the real family work unchanged;
+// two properties that bind to one field are refused, naming both; properties
+// that bind to no field are ignored and named, never silently dropped.
+import type { Problem } from "../../contract/index.ts";
+
+export interface Bound {
+  /** The body with the contract's property names. */
+  value: Record<string, unknown>;
+  /** Paths of the properties that bound to no field (`shortname2`, `Addresses.0.Region`). */
+  ignored: string[];
+  /** Fields sent twice under different spellings. */
+  problems: Problem[];
+}
+
+/**
+ * Renames the properties of `body` to the contract's `fields`; `nested` gives
+ * the fields of array properties whose items are objects (Addresses). XML is
+ * bound exactly (DataContract matches element names by case).
+ */
+export function bindProperties(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+  nested: Readonly<Record<string, readonly string[]>>,
+  caseInsensitive: boolean,
+  path = "",
+): Bound {
+  const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
+  const value: Record<string, unknown> = {};
+  const sentAs = new Map<string, string>();
+  const ignored: string[] = [];
+  const problems: Problem[] = [];
+  const at = (k: string) => (path ? `${path}.${k}` : k);
+  for (const [key, v] of Object.entries(body)) {
+    const field = fields.includes(key) ? key : caseInsensitive ? byLower.get(key.toLowerCase()) : undefined;
+    if (field === undefined) {
+      ignored.push(at(key));
+      continue;
+    }
+    const earlier = sentAs.get(field);
+    if (earlier !== undefined) {
+      problems.push({ field: at(field), message: `is sent twice, as ${earlier} and ${key}; send it once` });
+      continue;
+    }
+    sentAs.set(field, key);
+    const inner = nested[field];
+    if (inner && Array.isArray(v)) {
+      value[field] = v.map((item, i) => {
+        if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+        const b = bindProperties(item as Record<string, unknown>, inner, {}, caseInsensitive, at(`${field}.${i}`));
+        ignored.push(...b.ignored);
+        problems.push(...b.problems);
+        return b.value;
+      });
+    } else {
+      value[field] = v;
+    }
+  }
+  return { value, ignored, problems };
+}

@@ -1,0 +1,138 @@
+// The OData list parameters of CustomerInfoList and the format suffixes, as tables.
+import { describe, expect, it } from "vitest";
+import { call, expectContract, freshMock } from "../testing.ts";
+
+const LIST = "/api/{database_id}/CustomerInfoList";
+// The seed's DEMO customers, in the order they were created.
+const ALL = ["1001", "1002", "1003", "1004", "1005", "1006"];
+
+const ids = (query: string) => {
+  const { mock, auth } = freshMock();
+  const res = call(mock, "GET", `/v1/api/DEMO/CustomerInfoList?${query}`, { headers: auth });
+  return { res, ids: res.status === 200 ? (res.json() as Array<{ CustomerId: string }>).map((c) => c.CustomerId) : [] };
+};
+
+describe("list parameters (A-LIST-PARAMETERS)", () => {
+  it.each([
+    ["$top=2", ["1001", "1002"]],
+    ["$skip=4", ["1005", "1006"]],
+    ["$skip=1&$top=2", ["1002", "1003"]],
+    ["$top=0", []],
+    ["$skip=99", []],
+    ["$orderby=Name desc&$top=2", ["1002", "1006"]],
+    ["$orderby=City", ["1005", "1004", "1003", "1006", "1002", "1001"]],
+    ["$orderby=CustomerStateId desc,CustomerId desc", ["1005", "1006", "1004", "1003", "1002", "1001"]],
+    ["$filter=City eq 'Utrecht'", ["1001"]],
+    ["$filter=City ne 'Utrecht' and CustomerStateId eq 'P'", ["1005"]],
+    ["$filter=startswith(Name,'Bakkerij') or contains(Name,'Wiel')", ["1001", "1003"]],
+    ["$filter=not contains(Email,'info@')", []],
+    ["$filter=(City eq 'Gouda' or City eq 'Aalsmeer') and CountryId eq 'NL'", ["1004", "1005"]],
+    ["$filter=Email ne null&$orderby=CustomerId desc&$top=1", ["1006"]],
+    ["$filter=Name eq 'it''s'", []],
+    ["$filter=customerid eq '1002'", ["1002"]],
+    ["foo=bar&__code=", ALL],
+  ])("%s", (query, want) => {
+    const { res, ids: got } = ids(query);
+    expect(res.status, res.text).toBe(200);
+    expect(got).toEqual(want);
+  });
+
+  it.each([
+    ["$top=-1", "$top", /\$top=-1 is not a whole number from 0 to 1000000/],
+    ["$top=1e3", "$top", /not a whole number/],
+    ["$skip=x", "$skip", /not a whole number/],
+    ["$top=1&$top=2", "$top", /\$top is given 2 times/],
+    ["$orderby=Name sideways", "$orderby", /at character 1 \("Name sideways"\)/],
+    ["$orderby=Name,Nope", "$orderby", /at character 6 \("Nope"\)/],
+    ["$filter=Name eq", "$filter", /\$filter is not valid OData at character 5/],
+    ["$filter=Name eq 'x' and", "$filter", /not valid OData/],
+    ["$filter=CreditLimit gt 5", "$filter", /uses "CreditLimit gt 5" at character 1, which this mock does not support/],
+    ["$filter=tolower(Name) eq 'x'", "$filter", /uses "tolower\(Name\)" at character 1/],
+    ["$filter=substringof('a',Name)", "$filter", /uses the function substringof at character 1/],
+    ["$filter=Name eq 12", "$filter", /uses "12" at character 9/],
+    ["$filter=Fax eq null", "$filter", /uses "Fax" at character 1/],
+    [
+      "$select=Name",
+      "$select",
+      /\$select is not supported by this mock; the list parameters are \$filter, \$orderby, \$skip, \$top/,
+    ],
+    ["$count=true", "$count", /\$count is not supported/],
+  ])("%s is 400 naming %s and where", (query, _param, message) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", `/v1/api/DEMO/CustomerInfoList?${query.replaceAll(" ", "%20")}`, { headers: auth });
+    expect(res.status).toBe(400);
+    expect(res.json().Message).toMatch(message);
+    expectContract(mock, LIST, "get", res);
+  });
+
+  it("paging works in XML too", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", "/v1/api/DEMO/CustomerInfoList?$top=1", {
+      headers: { ...auth, accept: "application/xml" },
+    });
+    expect(res.text.match(/<CustomerInfo>/g)).toHaveLength(1);
+  });
+});
+
+describe("format suffixes (A-FORMAT-SUFFIX)", () => {
+  it.each([
+    ["/v1/api/DEMO/Customer/1001.json", "application/xml", "application/json"],
+    ["/v1/api/DEMO/Customer/1001.xml", "application/json", "application/xml"],
+    ["/v1/api/DEMO/Customer/1001.XML", undefined, "application/xml"],
+    ["/v1/api/DEMO/CustomerInfoList.xml?$top=1", "application/json", "application/xml"],
+    ["/V1/api/DEMO/CustomerInfoList.json", "text/xml", "application/json"],
+  ])("GET %s with Accept %s answers %s", (path, accept, want) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", path, { headers: { ...auth, ...(accept ? { accept } : {}) } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers["content-type"]).toBe(`${want}; charset=utf-8`);
+  });
+
+  it.each([
+    ["POST", "/v1/api/DEMO/Customer.xml", "application/xml"],
+    ["PUT", "/v1/api/DEMO/Customer/1001.xml", "application/xml"],
+    ["DELETE", "/v1/api/DEMO/Customer/1001.json", undefined],
+  ])("%s %s answers in the suffix's format", (method, path, want) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, method, path, {
+      headers: { ...auth, "content-type": "application/json" },
+      body:
+        method === "DELETE"
+          ? undefined
+          : JSON.stringify({ CustomerId: method === "PUT" ? "1001" : "", Name: "Achtervoegsel" }),
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers["content-type"]).toBe(want ? `${want}; charset=utf-8` : undefined);
+  });
+
+  it.each([
+    ["/v1/api/DEMO/Customer/9999.json", 404, "application/json"],
+    ["/v1/api/DEMO/Customer/9999.xml", 404, "application/xml"],
+    ["/v1/api/DEMO/Customer/1001.txt", 404, "application/json"],
+  ])("%s is %i in %s", (path, status, type) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "GET", path, { headers: auth });
+    expect(res.status).toBe(status);
+    expect(res.headers["content-type"]).toBe(`${type}; charset=utf-8`);
+    expect(res.text).not.toContain(".json exists");
+  });
+});
+
+describe("no database given (Errors rule 4)", () => {
+  it.each([
+    ["GET", "/v1/api//CustomerInfoList"],
+    ["GET", "/v1/api/CustomerInfoList"],
+    ["POST", "/v1/api/Customer"],
+    ["GET", "/v1/api/Customer/1001"],
+    ["DELETE", "/v1/api/Customer/1001"],
+    ["GET", "/v1/api/%20/CustomerInfoList"],
+  ])("%s %s is 401", (method, path) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, method, path, {
+      headers: { ...auth, "content-type": "application/json" },
+      body: method === "POST" ? '{"Name":"X"}' : undefined,
+    });
+    expect(res.status).toBe(401);
+    expect(res.json().Message).toMatch(/No database is given/);
+  });
+});
