@@ -190,3 +190,31 @@ test(
     expect(first.id).not.toBe(second.id);
   },
 );
+
+test(
+  "camelCase properties bind to their fields; a field sent twice is 400",
+  covers("A-NAMES"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const name = uniqueName();
+    const { id } = await createCustomer(api, target, auth, { name, city: "Gouda", creditLimit: 12.5 });
+    const stored = (await getCustomer(api, target, auth, id)).json();
+    await deleteCustomer(api, target, auth, id);
+    expect(stored).toMatchObject({ Name: name, City: "Gouda", CreditLimit: 12.5 });
+    const twice = await postCustomer(api, target, auth, { Name: uniqueName(), name: uniqueName() });
+    expect(twice.status).toBe(400);
+  },
+);
+
+test(
+  "properties that bind to no field are ignored and named",
+  covers("A-UNKNOWN-PROPERTIES"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const res = await postCustomer(api, target, auth, { ...customerBody(uniqueName()), Regio: "Noord" });
+    const id = res.status === 200 ? res.json().CustomerId : undefined;
+    if (id) await deleteCustomer(api, target, auth, id);
+    expect(res.status).toBe(200);
+    expect(res.headers["x-bawa-ignored-properties"]).toBe("Regio");
+  },
+);

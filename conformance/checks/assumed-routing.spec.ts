@@ -1,6 +1,13 @@
 // Our assumptions about addresses and access (openapi/ASSUMPTIONS.md).
 import { apiBase } from "../lib/config.ts";
-import { infoListUrl } from "../lib/customers.ts";
+import {
+  createCustomer,
+  customerBody,
+  customerUrl,
+  deleteCustomer,
+  infoListUrl,
+  uniqueName,
+} from "../lib/customers.ts";
 import { covers, expect, need, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 
@@ -42,3 +49,45 @@ test("a version that is not served is 404", covers("A-VERSIONS"), async ({ api, 
   );
   expect(res.status).toBe(404);
 });
+
+test(
+  "a .json or .xml suffix chooses the format, before Accept",
+  covers("A-FORMAT-SUFFIX"),
+  async ({ api, target, session }) => {
+    const authorization = `Bearer ${await session.accessToken()}`;
+    const { id } = await createCustomer(api, target, { authorization }, customerBody(uniqueName()));
+    const xml = await send(api, "GET", `${customerUrl(target, id)}.xml`, {
+      headers: { authorization, accept: "application/json" },
+    });
+    const json = await send(api, "GET", `${customerUrl(target, id)}.json`, {
+      headers: { authorization, accept: "application/xml" },
+    });
+    const list = await send(api, "GET", `${infoListUrl(target)}.xml`, { headers: { authorization } });
+    await deleteCustomer(api, target, { authorization }, id);
+    expect(xml.headers["content-type"], xml.call).toMatch(/^application\/xml/);
+    expect(json.headers["content-type"], json.call).toMatch(/^application\/json/);
+    expect(list.headers["content-type"], list.call).toMatch(/^application\/xml/);
+  },
+);
+
+test(
+  "CustomerInfoList takes $filter, $orderby, $skip and $top; another $ option is 400",
+  covers("A-LIST-PARAMETERS"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const name = uniqueName();
+    const { id } = await createCustomer(api, target, auth, customerBody(name));
+    const list = (query: string) => send(api, "GET", `${infoListUrl(target)}?${query}`, { headers: auth });
+    const filtered = await list(
+      `$filter=${encodeURIComponent(`CustomerId eq '${id}' and startswith(Name,'${name.slice(0, 8)}')`)}`,
+    );
+    const top = await list("$orderby=CustomerId%20desc&$skip=0&$top=1");
+    const select = await list("$select=Name");
+    const bad = await list(`$filter=${encodeURIComponent("Name eq")}`);
+    await deleteCustomer(api, target, auth, id);
+    expect(filtered.json().map((c: { CustomerId: string }) => c.CustomerId)).toEqual([id]);
+    expect(top.json()).toHaveLength(1);
+    expect(select.status, select.call).toBe(400);
+    expect(bad.status, bad.call).toBe(400);
+  },
+);

@@ -32,6 +32,9 @@ options (flag, else environment variable, else default):
   --control-token <t> BAWA_CONTROL_TOKEN  the token the control calls and the dashboard
                                       require (at least 16 of A-Z a-z 0-9 . _ ~ -); on a
                                       non-loopback address one is made up and printed
+  --cors-origins <list|*> BAWA_CORS_ORIGINS  origins a browser page may call from
+                                      (default: those of the registered redirect URIs)
+  --json-names <pascal|camel> BAWA_JSON_NAMES  property names of JSON answers   (pascal)
   --rules <list>                      rules that differ from the start, e.g.
                                       accessTokenSeconds=60,rotateRefreshTokens=true
                                       (--list-faults lists every rule)
@@ -50,6 +53,8 @@ options (flag, else environment variable, else default):
     "data-dir": { type: "string" },
     "allowed-hosts": { type: "string" },
     "control-token": { type: "string" },
+    "cors-origins": { type: "string" },
+    "json-names": { type: "string" },
     "list-faults": { type: "boolean" },
   },
   async run(values) {
@@ -64,6 +69,12 @@ options (flag, else environment variable, else default):
       throw new UsageError((err as Error).message);
     }
     const rules = typeof values.rules === "string" ? parseRules(values.rules) : {};
+    const jsonNames = setting(values, "json-names", "BAWA_JSON_NAMES", "pascal");
+    if (jsonNames !== "pascal" && jsonNames !== "camel") {
+      throw new UsageError(`--json-names (BAWA_JSON_NAMES) is pascal or camel, not ${jsonNames}`);
+    }
+    if (jsonNames === "camel") rules.jsonNames = "camel";
+    const corsOrigins = corsSetting(setting(values, "cors-origins", "BAWA_CORS_ORIGINS", ""));
     const host = setting(values, "host", "BAWA_HOST", "127.0.0.1");
     const port = portSetting(values, "port", "BAWA_PORT", 4010);
     const versions = versionsSetting(values);
@@ -83,7 +94,7 @@ options (flag, else environment variable, else default):
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
     const mock = buildMock({
       seedDir,
-      config: { versions, scope, ...(controlToken ? { controlToken } : {}) },
+      config: { versions, scope, corsOrigins, ...(controlToken ? { controlToken } : {}) },
       switches,
       rules,
       contract: compileContract(undefined, { eager: false }),
@@ -149,6 +160,24 @@ Ctrl-C stops it.`);
     return 0;
   },
 };
+
+/** `--cors-origins`: empty for the registered redirect URIs' origins, `*`, or a list of origins. */
+function corsSetting(value: string): "registered" | "*" | string[] {
+  if (value === "") return "registered";
+  if (value === "*") return "*";
+  return value.split(",").map((o) => {
+    let url: URL;
+    try {
+      url = new URL(o.trim());
+    } catch {
+      throw new UsageError(`--cors-origins: ${o.trim()} is not an origin such as http://localhost:5173`);
+    }
+    if (url.origin === "null" || url.href !== `${url.origin}/`) {
+      throw new UsageError(`--cors-origins: ${o.trim()} is not an origin (scheme, host and port, nothing more)`);
+    }
+    return url.origin;
+  });
+}
 
 /** `name=value,name=value` into rules; wrong names or values are a usage error that names them. */
 function parseRules(text: string): Partial<Rules> {

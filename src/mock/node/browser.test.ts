@@ -29,7 +29,11 @@ const authorizationServer = (): oauth.AuthorizationServer => ({
   token_endpoint: `${server.url}/v1/OAuth/Token`,
 });
 const client: oauth.Client = { client_id: DEMO_APP.clientId };
-const clientAuth = oauth.ClientSecretPost(DEMO_APP.clientSecret);
+// Both ways RFC 6749 2.3.1 lets a confidential client authenticate; generic libraries default to Basic.
+const CLIENT_AUTH = {
+  ClientSecretPost: oauth.ClientSecretPost(DEMO_APP.clientSecret),
+  ClientSecretBasic: oauth.ClientSecretBasic(DEMO_APP.clientSecret),
+};
 
 /** Opens the authorize URL, logs in and decides on the permission screen, like a person would. */
 async function throughScreens(
@@ -71,43 +75,62 @@ const moveClock = (seconds: number) =>
   });
 
 describe("in headless Chromium", () => {
-  it("the code flow: screens, exchange and refresh by oauth4webapi, refused after 7200 s", async () => {
-    const page = await browser.newPage();
-    const state = oauth.generateRandomState();
-    const callback = await throughScreens(page, "code", state);
-    await page.close();
+  it.each(Object.entries(CLIENT_AUTH))(
+    "the code flow with %s: screens, exchange and refresh by oauth4webapi, refused after 7200 s",
+    async (_name, clientAuth) => {
+      const page = await browser.newPage();
+      const state = oauth.generateRandomState();
+      const callback = await throughScreens(page, "code", state);
+      await page.close();
 
+      const as = authorizationServer();
+      const params = oauth.validateAuthResponse(as, client, callback, state);
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth,
+        params,
+        DEMO_APP.redirectUri,
+        oauth.nopkce,
+        insecure,
+      );
+      const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+      expect(tokens.token_type).toBe("bearer");
+      expect(tokens.expires_in).toBe(7200);
+      expect(tokens.scope).toBe(SCOPE);
+      expect((await api(tokens.access_token)).status).toBe(200);
+
+      await moveClock(7200);
+      const refused = await api(tokens.access_token);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+      const refreshed = await oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, {
+          ...insecure,
+          additionalParameters: { redirect_uri: DEMO_APP.redirectUri },
+        }),
+      );
+      expect((await api(refreshed.access_token)).status).toBe(200);
+    },
+    60_000,
+  );
+
+  it("a wrong secret in HTTP Basic gets 401 invalid_client with the Basic challenge", async () => {
     const as = authorizationServer();
-    const params = oauth.validateAuthResponse(as, client, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuth,
-      params,
-      DEMO_APP.redirectUri,
-      oauth.nopkce,
-      insecure,
-    );
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
-    expect(tokens.token_type).toBe("bearer");
-    expect(tokens.expires_in).toBe(7200);
-    expect(tokens.scope).toBe(SCOPE);
-    expect((await api(tokens.access_token)).status).toBe(200);
-
-    await moveClock(7200);
-    const refused = await api(tokens.access_token);
-    expect(refused.status).toBe(401);
-    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
-
-    const refreshed = await oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, {
-        ...insecure,
-        additionalParameters: { redirect_uri: DEMO_APP.redirectUri },
-      }),
-    );
-    expect((await api(refreshed.access_token)).status).toBe(200);
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretBasic("wrong"), "any-token", {
+      ...insecure,
+      additionalParameters: { redirect_uri: DEMO_APP.redirectUri },
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Basic realm="bawa"/);
+    expect(((await response.clone().json()) as { error: string }).error).toBe("invalid_client");
+    // The library reads the challenge as RFC 6750 and 7235 describe it.
+    const error = await oauth.processRefreshTokenResponse(as, client, response).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    expect((error as oauth.WWWAuthenticateChallengeError).cause[0]?.scheme).toBe("basic");
   }, 60_000);
 
   it("the implicit flow: the token arrives in the fragment and works until 7200 s have passed", async () => {
