@@ -1,28 +1,66 @@
 // The conformance suite's Playwright configuration. Run it through
-// `npm run conformance` (which starts the project's mock when no target is
+// `npx bawa conformance` (which starts the project's mock when no target is
 // given), or directly with CONFORMANCE_* variables set.
+//
+// Each target is a project with one worker: the checks of one target run in
+// order, because some move its clock, which every token feels. Several
+// targets (the fault matrix, the tolerance runs) run side by side, one worker
+// each, in a single run; CONFORMANCE_TARGETS names a JSON file that lists them.
+import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import { chromiumLaunchOptions } from "../src/browser.ts";
-import type { Kind } from "./lib/config.ts";
-import { kindGrep } from "./lib/requirements.ts";
+import { KINDS, type Kind } from "./lib/config.ts";
+import { kindTag } from "./lib/requirements.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-// A run may write elsewhere (the fault matrix gives every fault its own folder).
+// A run may write elsewhere (the fault matrix and the installed-package test do).
 const reports = process.env.CONFORMANCE_REPORTS_DIR ?? resolve(here, "../reports/conformance");
-const kinds = (process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[];
 
-export default defineConfig({
+/** One target of a run: settings over the environment, and which requirements to check there. */
+export interface RunTarget {
+  name: string;
+  /** CONFORMANCE_* settings of this target, over the environment's. */
+  settings: Record<string, string>;
+  /** Only the checks of these requirement ids (the fault matrix); all when absent. */
+  requirements?: string[];
+}
+
+const targets: RunTarget[] = process.env.CONFORMANCE_TARGETS
+  ? (JSON.parse(readFileSync(process.env.CONFORMANCE_TARGETS, "utf8")) as RunTarget[])
+  : [{ name: "target", settings: {} }];
+
+const kindsOf = (t: RunTarget) =>
+  (t.settings.CONFORMANCE_KINDS ?? process.env.CONFORMANCE_KINDS ?? "spec,oauth")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k): k is Kind => KINDS.includes(k as Kind));
+
+/** A test is selected when it has one of the kinds' tags and, if given, one of the requirements' tags. */
+const selection = (t: RunTarget) => {
+  const tags = (list: string[]) => `(?:${list.map((s) => s.replace(/[-:@]/g, "\\$&")).join("|")})(?:\\s|$)`;
+  const kinds = `(?=.*${tags(kindsOf(t).map(kindTag))})`;
+  const ids = t.requirements ? `(?=.*${tags(t.requirements.map((id) => `@${id}`))})` : "";
+  return new RegExp(`^${kinds}${ids}`, "s");
+};
+
+export default defineConfig<object, { targetSettings: Record<string, string> }>({
   testDir: resolve(here, "checks"),
   outputDir: resolve(reports, "test-results"),
-  // One worker, in order: some checks move the target's clock, which every token feels.
-  workers: 1,
+  workers: Number(process.env.CONFORMANCE_WORKERS ?? Math.min(targets.length, availableParallelism())),
   fullyParallel: false,
   retries: 0,
   timeout: 90_000,
-  grep: kindGrep(kinds),
-  // CONFORMANCE_REPORTS=matrix keeps only the matrix (the fault matrix runs the suite many times).
+  projects: targets.map((t) => ({
+    name: t.name,
+    workers: 1,
+    grep: selection(t),
+    use: { targetSettings: t.settings },
+    metadata: { kinds: kindsOf(t), filtered: t.requirements !== undefined },
+  })),
+  // CONFORMANCE_REPORTS=matrix keeps only the matrix (the fault matrix runs many targets at once).
   reporter:
     process.env.CONFORMANCE_REPORTS === "matrix"
       ? [[resolve(here, "lib/matrix-reporter.ts"), { outputDir: reports, quiet: true }]]
@@ -37,6 +75,6 @@ export default defineConfig({
     launchOptions: chromiumLaunchOptions(),
     actionTimeout: 15_000,
     navigationTimeout: 20_000,
-    trace: "retain-on-failure",
+    trace: process.env.CONFORMANCE_TRACE === "1" ? "retain-on-failure" : "off",
   },
 });

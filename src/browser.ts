@@ -16,6 +16,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function chromiumLaunchOptions(): LaunchOptions {
-  const executablePath = findChromium();
+  const found = findChromium();
+  const executablePath = found === "playwright" ? undefined : found;
   return { headless: true, args: CHROMIUM_ARGS, ...(executablePath ? { executablePath } : {}) };
 }

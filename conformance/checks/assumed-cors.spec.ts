@@ -1,8 +1,8 @@
 // Our assumption about browser apps on other origins (A-CORS): the origin of a
 // registered redirect URI may call the API with fetch(); another may not.
 import { infoListUrl } from "../lib/customers.ts";
-import { covers, expect, needClient, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { covers, expect, needClient, test } from "../lib/test.ts";
 
 const FOREIGN = "https://bawa-conformance.example.invalid";
 

@@ -1,16 +1,9 @@
 // Our assumptions about the OAuth endpoints (openapi/ASSUMPTIONS.md).
-import {
-  authorizeUrl,
-  clientParams,
-  codeFlow,
-  covers,
-  exchangeCodeAfter,
-  expect,
-  needLogin,
-  test,
-  tokenRequest,
-} from "../lib/fixtures.ts";
+
 import { send } from "../lib/http.ts";
+import { authorizeUrl } from "../lib/screens.ts";
+import { covers, expect, needLogin, test } from "../lib/test.ts";
+import { clientParams, codeFlow, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
 
 test("the authorization error page is HTML with status 400", covers("A-AUTHZ-ERROR-PAGE"), async ({ api, target }) => {
   const client = needLogin(target);
@@ -63,7 +56,13 @@ test(
   },
 );
 
-test("an authorization code expires after 300 seconds", covers("A-CODE-LIFETIME"), async ({ api, page, target }) => {
-  const res = await exchangeCodeAfter(api, page, target, needLogin(target), 301);
-  expect(res.json().error).toBe("invalid_grant");
-});
+test(
+  "an authorization code expires after 300 seconds",
+  covers("A-CODE-LIFETIME"),
+  async ({ api, page, target, clock }) => {
+    const client = needLogin(target);
+    clock.require();
+    const res = await exchangeCodeAfter(api, page, target, client, clock, 301);
+    expect(res.json().error).toBe("invalid_grant");
+  },
+);

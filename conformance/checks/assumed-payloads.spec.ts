@@ -10,9 +10,9 @@ import {
   putCustomer,
   uniqueName,
 } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems } from "../lib/shapes.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 test('missing properties get false, 0, null, "" and "J"', covers("A-DEFAULTS"), async ({ api, target, session }) => {
   const auth = await session.auth();
@@ -38,6 +38,7 @@ test(
     expect(res.status).toBe(400);
     const problems = contract.full.check("Error", res.json());
     expect(problems, describeProblems(problems)).toEqual([]);
+    expect(res.json().ModelState, "the error body's ModelState").toBeInstanceOf(Object);
     expect(Object.keys(res.json().ModelState)).toEqual(["customer.Name"]);
   },
 );
@@ -50,7 +51,10 @@ test("a wrong type is 400 and ModelState names the field", covers("A-ERROR-BODY"
     customerBody(uniqueName(), { CreditLimit: "veel" }),
   );
   expect(res.status).toBe(400);
-  expect(res.json().ModelState["customer.CreditLimit"][0]).toMatch(/CreditLimit/);
+  expect(res.json().ModelState, "the error body's ModelState").toBeInstanceOf(Object);
+  expect(res.json().ModelState["customer.CreditLimit"]?.[0], "ModelState of customer.CreditLimit").toMatch(
+    /CreditLimit/,
+  );
 });
 
 test(

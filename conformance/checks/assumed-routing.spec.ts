@@ -8,8 +8,8 @@ import {
   infoListUrl,
   uniqueName,
 } from "../lib/customers.ts";
-import { covers, expect, need, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { covers, expect, need, test } from "../lib/test.ts";
 
 test(
   "literal path segments match case-insensitively, with a trailing slash",

@@ -1,17 +1,9 @@
 // Authorization codes: single use, short-lived, bound to client and redirect URI.
 import { infoListUrl } from "../lib/customers.ts";
-import {
-  clientParams,
-  covers,
-  exchangeCodeAfter,
-  expect,
-  need,
-  needLogin,
-  test,
-  throughScreens,
-  tokenRequest,
-} from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { throughScreens } from "../lib/screens.ts";
+import { covers, expect, need, needLogin, test } from "../lib/test.ts";
+import { clientParams, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
 
 test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, page, target }) => {
   const client = needLogin(target);
@@ -60,8 +52,10 @@ test("a code is bound to its client", covers("OAUTH-CODE-BOUND"), async ({ api, 
   expect(otherClient.json().error, "another client").toBe("invalid_grant");
 });
 
-test("a code older than 10 minutes is refused", covers("OAUTH-CODE-LIFETIME"), async ({ api, page, target }) => {
-  const res = await exchangeCodeAfter(api, page, target, needLogin(target), 601);
+test("a code older than 10 minutes is refused", covers("OAUTH-CODE-LIFETIME"), async ({ api, page, target, clock }) => {
+  const client = needLogin(target);
+  clock.require();
+  const res = await exchangeCodeAfter(api, page, target, client, clock, 601);
   expect(res.status, res.text.slice(0, 200)).toBe(400);
   expect(res.json().error).toBe("invalid_grant");
 });

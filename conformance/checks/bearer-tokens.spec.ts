@@ -1,7 +1,7 @@
 // RFC 6750: how the resource server asks for and reads bearer tokens.
 import { infoListUrl } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 test(
   "a 401 carries a Bearer challenge: no error without credentials, invalid_token for a bad token",

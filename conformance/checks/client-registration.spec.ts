@@ -1,15 +1,7 @@
 // Authentication 2 and 4: only registered, active applications with their
 // registered redirect URI get codes or tokens; errors of the authorization request.
-import {
-  attemptAuthorization,
-  carriesGrant,
-  covers,
-  expect,
-  need,
-  needLogin,
-  test,
-  throughScreens,
-} from "../lib/fixtures.ts";
+import { attemptAuthorization, carriesGrant, throughScreens } from "../lib/screens.ts";
+import { covers, expect, need, needLogin, test } from "../lib/test.ts";
 
 test(
   "an unknown client and a redirect URI other than the registered one get no code or token",

@@ -1,22 +1,15 @@
-// The code flow (web server applications) through the real screens.
-import {
-  clientParams,
-  codeFlow,
-  covers,
-  expect,
-  needLogin,
-  test,
-  throughScreens,
-  tokenRequest,
-} from "../lib/fixtures.ts";
+// The code flow (web server applications) through the real screens. The
+// checks that only look at one flow share it (flows in lib/test.ts).
+import { throughScreens } from "../lib/screens.ts";
+import { covers, expect, needLogin, test } from "../lib/test.ts";
+import { clientParams, tokenRequest } from "../lib/tokens.ts";
 
 test(
   "login screen, permission screen, then a redirect with the code",
   covers("AUTHZ-SCREENS", "AUTHZ-CODE-REDIRECT"),
-  async ({ page, target }) => {
+  async ({ target, flows }) => {
     const client = needLogin(target);
-    const seen = { login: false, permission: false };
-    const landed = await throughScreens(page, target, { responseType: "code", seen });
+    const { landed, seen } = await flows.code();
     expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
     expect(`${landed.origin}${landed.pathname}`).toBe(
       new URL(client.redirectUri).origin + new URL(client.redirectUri).pathname,
@@ -26,19 +19,18 @@ test(
   },
 );
 
-test("state comes back unchanged", covers("AUTHZ-STATE"), async ({ page, target }) => {
+test("state comes back unchanged", covers("AUTHZ-STATE"), async ({ target, flows }) => {
   needLogin(target);
-  const state = "eyJyZXR1cm4iOiIvb3JkZXJzP3BhZ2U9MiJ9+/= ~ünïcode";
-  const landed = await throughScreens(page, target, { responseType: "code", state });
+  const { landed, state } = await flows.code();
   expect(landed.searchParams.get("state")).toBe(state);
 });
 
 test(
   "the code is exchanged for an access token and a refresh token",
   covers("TOK-CODE-EXCHANGE"),
-  async ({ api, browser, target }) => {
+  async ({ target, flows }) => {
     needLogin(target);
-    const res = await codeFlow(api, browser, target);
+    const res = await flows.exchange();
     expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
     const body = res.json();
     expect(typeof body.access_token).toBe("string");
@@ -46,6 +38,8 @@ test(
   },
 );
 
+// A fresh code for each request: a service that used a code up on a refused request would
+// otherwise refuse the later ones for the wrong reason, and the check would learn nothing.
 test("every parameter of the code grant is required", covers("TOKEN-CODE-PARAMS"), async ({ api, page, target }) => {
   const client = needLogin(target);
   for (const missing of ["code", "client_id", "client_secret", "redirect_uri"]) {

@@ -1,8 +1,8 @@
 // CustomerInfoList: a read-only list of info objects.
 import { infoListUrl } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 test(
   "GET CustomerInfoList answers a list of objects",

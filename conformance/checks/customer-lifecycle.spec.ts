@@ -7,7 +7,8 @@ import {
   putCustomer,
   uniqueName,
 } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
+import { valueNamed } from "../lib/names.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 test(
   "POST, GET, PUT, GET, DELETE, GET 404",
@@ -26,8 +27,8 @@ test(
     const read = await getCustomer(api, target, auth, id);
     expect(read.status, `${read.call} right after POST`).toBe(200);
     const stored = read.json();
-    expect(stored.Name ?? stored.name).toBe(name);
-    expect(stored.CustomerId ?? stored.customerId).toBe(id);
+    expect(valueNamed(stored, "Name")).toBe(name);
+    expect(valueNamed(stored, "CustomerId")).toBe(id);
 
     const changed = await putCustomer(api, target, auth, id, {
       ...body,
@@ -37,8 +38,8 @@ test(
     });
     expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
     const reread = (await getCustomer(api, target, auth, id)).json();
-    expect(reread.City ?? reread.city, "PUT's change is read back").toBe("Amersfoort");
-    expect(reread.Telephone ?? reread.telephone).toBe("033 7654321");
+    expect(valueNamed(reread, "City"), "PUT's change is read back").toBe("Amersfoort");
+    expect(valueNamed(reread, "Telephone")).toBe("033 7654321");
 
     const removed = await deleteCustomer(api, target, auth, id);
     expect(removed.status, removed.call).toBe(200);

@@ -1,18 +1,18 @@
-// The token flow (browser and mobile applications).
-
+// The token flow (browser and mobile applications). The checks share one
+// implicit flow through the screens (flows in lib/test.ts).
 import { infoListUrl } from "../lib/customers.ts";
-import { covers, expect, needLogin, test, throughScreens } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { covers, expect, needLogin, test } from "../lib/test.ts";
 
 const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 
 test(
   "the token arrives in the fragment with token_type, access_token, scope and expires_in",
   covers("AUTHZ-TOKEN-REDIRECT", "AUTHZ-SCREENS"),
-  async ({ page, target }) => {
+  async ({ target, flows }) => {
     needLogin(target);
-    const seen = { login: false, permission: false };
-    const f = fragmentOf(await throughScreens(page, target, { responseType: "token", seen }));
+    const { landed, seen } = await flows.implicit();
+    const f = fragmentOf(landed);
     expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
     expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
     expect(f.get("access_token")).toBeTruthy();
@@ -24,9 +24,9 @@ test(
 test(
   "no refresh token, no secret: the token alone reads data",
   covers("TOK-IMPLICIT-NO-REFRESH", "AUTH-IMPLICIT-NO-SECRET"),
-  async ({ page, api, target }) => {
+  async ({ api, target, flows }) => {
     needLogin(target);
-    const f = fragmentOf(await throughScreens(page, target, { responseType: "token" }));
+    const f = fragmentOf((await flows.implicit()).landed);
     expect(f.has("refresh_token")).toBe(false);
     const res = await send(api, "GET", infoListUrl(target), {
       headers: { authorization: `Bearer ${f.get("access_token")}`, accept: "application/json" },
@@ -35,21 +35,21 @@ test(
   },
 );
 
-test("state comes back unchanged in the token flow", covers("AUTHZ-STATE"), async ({ page, target }) => {
+test("state comes back unchanged in the token flow", covers("AUTHZ-STATE"), async ({ target, flows }) => {
   needLogin(target);
-  const landed = await throughScreens(page, target, { responseType: "token", state: "s/1 2+3" });
-  expect(fragmentOf(landed).get("state") ?? landed.searchParams.get("state")).toBe("s/1 2+3");
+  const { landed, state } = await flows.implicit();
+  expect(fragmentOf(landed).get("state") ?? landed.searchParams.get("state")).toBe(state);
 });
 
 test(
   "the token is in the fragment, never in the query, and has no refresh token",
   covers("OAUTH-IMPLICIT-FRAGMENT"),
-  async ({ page, target }) => {
+  async ({ target, flows }) => {
     needLogin(target);
-    const landed = await throughScreens(page, target, { responseType: "token", state: "x" });
+    const { landed, state } = await flows.implicit();
     expect(landed.searchParams.has("access_token"), `query: ${landed.search}`).toBe(false);
     expect(fragmentOf(landed).has("access_token")).toBe(true);
     expect(fragmentOf(landed).has("refresh_token")).toBe(false);
-    expect(fragmentOf(landed).get("state")).toBe("x");
+    expect(fragmentOf(landed).get("state")).toBe(state);
   },
 );

@@ -1,7 +1,6 @@
 // Bodies that do not fit the contract, generated from its request schema: each
 // must be refused with 400, never accepted (2xx) and never crash the target (5xx).
 import { customerBody, customerUrl, deleteCustomer, uniqueName } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import {
   assertProperty,
@@ -10,6 +9,7 @@ import {
   malformedXml,
   wrongTypeBodies,
 } from "../lib/invalid-bodies.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 type Auth = Record<string, string>;
 

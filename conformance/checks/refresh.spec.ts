@@ -1,18 +1,9 @@
 // Renewing access tokens with the refresh token.
 import { infoListUrl } from "../lib/customers.ts";
-import {
-  clientParams,
-  codeFlow,
-  covers,
-  expect,
-  need,
-  needClient,
-  needLogin,
-  test,
-  tokenRequest,
-} from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
+import { covers, expect, need, needClient, needLogin, test } from "../lib/test.ts";
+import { clientParams, codeFlow, tokenRequest } from "../lib/tokens.ts";
 
 test(
   "the refresh grant returns a new token response whose access token works",

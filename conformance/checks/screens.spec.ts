@@ -1,8 +1,9 @@
 // The login and permission screens: no framing (clickjacking), no forged posts (CSRF), no open redirect.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { authorizeUrl, carriesGrant, covers, expect, needLogin, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { authorizeUrl, carriesGrant, walkScreens } from "../lib/screens.ts";
+import { covers, expect, needLogin, test } from "../lib/test.ts";
 
 const refusesFraming = (headers: Record<string, string>) =>
   /^deny$/i.test(headers["x-frame-options"] ?? "") ||
@@ -13,24 +14,19 @@ test(
   covers("OAUTH-SCREENS-NO-FRAMING"),
   async ({ page, target }) => {
     const client = needLogin(target);
-    const login = await page.goto(
-      authorizeUrl(target, {
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-        scope: target.scope,
-        response_type: "code",
-      }),
+    const walk = await walkScreens(
+      page,
+      target,
+      { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" },
+      { decision: "stay" },
     );
-    expect(login, "the login screen answered").toBeTruthy();
-    expect(refusesFraming(await login!.allHeaders()), `login screen ${page.url()}`).toBe(true);
-    await page.fill(target.selectors.username, target.username!);
-    await page.fill(target.selectors.password, target.password!);
-    const [permission] = await Promise.all([
-      page.waitForResponse((r) => r.request().isNavigationRequest() && r.status() === 200),
-      page.click(target.selectors.submit),
-    ]);
-    await page.locator(target.selectors.allow).waitFor();
-    expect(refusesFraming(await permission.allHeaders()), `permission screen ${page.url()}`).toBe(true);
+    expect(walk, "the browser went through the login and the permission screen").toMatchObject({
+      login: true,
+      permission: true,
+    });
+    const screens = walk.pages.filter((p) => p.status === 200);
+    expect(screens.length, "screens shown").toBeGreaterThanOrEqual(2);
+    for (const screen of screens) expect(refusesFraming(screen.headers), `framing of ${screen.url}`).toBe(true);
   },
 );
 
@@ -41,18 +37,13 @@ test(
     const client = needLogin(target);
     const reachPermission = async () => {
       await page.context().clearCookies();
-      await page.goto(
-        authorizeUrl(target, {
-          client_id: client.clientId,
-          redirect_uri: client.redirectUri,
-          scope: target.scope,
-          response_type: "code",
-        }),
+      const walk = await walkScreens(
+        page,
+        target,
+        { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" },
+        { decision: "stay" },
       );
-      await page.fill(target.selectors.username, target.username!);
-      await page.fill(target.selectors.password, target.password!);
-      await page.click(target.selectors.submit);
-      await page.locator(target.selectors.allow).waitFor();
+      if (!walk.permission) throw new Error(`the permission screen did not show; the browser is at ${page.url()}`);
       const form = page.locator(`form:has(${target.selectors.allow})`);
       const action = new URL((await form.getAttribute("action")) ?? page.url(), page.url()).href;
       const hidden = await form

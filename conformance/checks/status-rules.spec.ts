@@ -10,8 +10,8 @@ import {
   putCustomer,
   uniqueName,
 } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 const absentId = () => `ZZ${Date.now().toString(36).slice(-6)}`;
 

@@ -1,27 +1,19 @@
 // POST /OAuth/Token: the form body, the token response, the client secret, errors.
-import {
-  clientParams,
-  codeFlow,
-  covers,
-  expect,
-  needClient,
-  needLogin,
-  test,
-  throughScreens,
-  tokenRequest,
-  tokenUrl,
-} from "../lib/fixtures.ts";
+// The checks that only look at a token response share one exchange (flows in lib/test.ts).
 import { send } from "../lib/http.ts";
+import { throughScreens } from "../lib/screens.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
+import { covers, expect, needClient, needLogin, test } from "../lib/test.ts";
+import { clientParams, tokenRequest, tokenUrl } from "../lib/tokens.ts";
 
 const SCOPE_FORM = /^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/;
 
 test(
   "the token response has the fields of the description and expires_in 7200",
   covers("TOKEN-RESPONSE", "TOKEN-FORM-BODY"),
-  async ({ api, browser, target, contract }) => {
+  async ({ target, contract, flows }) => {
     needLogin(target);
-    const res = await codeFlow(api, browser, target);
+    const res = await flows.exchange();
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     expect(res.headers["content-type"] ?? "", "the token response is JSON").toMatch(/^application\/json/);
     const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
@@ -32,10 +24,10 @@ test(
 test(
   "one scope, of the form http://<vendor>.<product>.API/Web/WebApi/*, named in the token response",
   covers("SCOPE-SINGLE"),
-  async ({ api, browser, target }) => {
+  async ({ target, flows }) => {
     needLogin(target);
     expect(target.scope).toMatch(SCOPE_FORM);
-    const res = await codeFlow(api, browser, target);
+    const res = await flows.exchange();
     expect(res.json().scope).toBe(target.scope);
   },
 );
@@ -80,9 +72,9 @@ test(
   },
 );
 
-test("token responses are not cacheable", covers("OAUTH-NO-STORE"), async ({ api, browser, target }) => {
+test("token responses are not cacheable", covers("OAUTH-NO-STORE"), async ({ target, flows }) => {
   needLogin(target);
-  const res = await codeFlow(api, browser, target);
+  const res = await flows.exchange();
   expect(res.headers["cache-control"] ?? "", "Cache-Control of the token response").toMatch(/no-store/);
 });
 

@@ -1,7 +1,7 @@
 // The version segment /v<version> in every path, in both spellings.
 import { infoListUrl } from "../lib/customers.ts";
-import { covers, expect, test } from "../lib/fixtures.ts";
 import { send } from "../lib/http.ts";
+import { covers, expect, test } from "../lib/test.ts";
 
 test(
   "paths carry the version segment; without it there is no such call",

@@ -32,6 +32,12 @@ export interface Target {
   kinds: ReadonlySet<Kind>;
   waitForExpiry: boolean;
   caseInsensitiveNames: boolean;
+  /** Date formats besides month/day/year the checks that read dates accept (CUST-DATES still reports them). */
+  acceptDateFormats: ReadonlySet<"iso" | "dmy">;
+  /** What the names of everything the suite creates begin with (cleanup finds them by it). */
+  namePrefix: string;
+  /** The control token of a bawa mock on a non-loopback address (for its clock). */
+  controlToken?: string;
 }
 
 /** Every variable, documented once: `bawa conformance --help` prints this list. */
@@ -60,6 +66,12 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ["CONFORMANCE_KINDS", "kinds of checks to run: spec,oauth (default) or spec,oauth,assumption"],
   ["CONFORMANCE_WAIT_FOR_EXPIRY", "1: on a target without /__mock/clock, really wait 7200 s for the expiry check"],
   ["CONFORMANCE_CASE_INSENSITIVE_NAMES", "1: compare field names case-insensitively (camelCase implementations)"],
+  [
+    "CONFORMANCE_ACCEPT_DATE_FORMATS",
+    "iso,dmy: let the checks that read dates go on when dates are written so (CUST-DATES still reports it)",
+  ],
+  ["CONFORMANCE_NAME_PREFIX", "what the names of the customers the suite creates begin with (default Conformance)"],
+  ["CONFORMANCE_CONTROL_TOKEN", "the control token of a bawa mock that listens on a non-loopback address (its clock)"],
   ["CONFORMANCE_CONFIG", "a YAML or JSON file with the same settings (keys without the CONFORMANCE_ prefix)"],
 ];
 
@@ -129,7 +141,14 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     kinds: kinds as Set<Kind>,
     waitForExpiry: yes(s.WAIT_FOR_EXPIRY),
     caseInsensitiveNames: yes(s.CASE_INSENSITIVE_NAMES),
+    acceptDateFormats: dateFormats(s.ACCEPT_DATE_FORMATS),
+    namePrefix: s.NAME_PREFIX ?? "Conformance",
   };
+  if (!/^[\p{L}\p{N} ._-]{1,24}$/u.test(t.namePrefix)) {
+    throw new ConfigError(
+      `CONFORMANCE_NAME_PREFIX must be 1 to 24 letters, digits, spaces, dots, dashes or underscores, not ${JSON.stringify(t.namePrefix)}`,
+    );
+  }
   const main = client(s.CLIENT_ID, s.CLIENT_SECRET, s.REDIRECT_URI);
   if (main) t.client = main;
   const second = client(s.SECOND_CLIENT_ID, s.SECOND_CLIENT_SECRET, s.SECOND_REDIRECT_URI);
@@ -142,10 +161,24 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     ["PASSWORD", "password"],
     ["REFRESH_TOKEN", "refreshToken"],
     ["FORBIDDEN_DATABASE", "forbiddenDatabase"],
+    ["CONTROL_TOKEN", "controlToken"],
   ] as const) {
     if (s[key]) t[prop] = s[key];
   }
   return t;
+}
+
+function dateFormats(value: string | undefined): Set<"iso" | "dmy"> {
+  const out = new Set<"iso" | "dmy">();
+  for (const f of (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (f !== "iso" && f !== "dmy")
+      throw new ConfigError(`CONFORMANCE_ACCEPT_DATE_FORMATS: unknown format ${f} (iso, dmy)`);
+    out.add(f);
+  }
+  return out;
 }
 
 /** The API's base address, with the version segment in the spelling asked for. */

@@ -6,7 +6,9 @@ import type { APIRequestContext } from "@playwright/test";
 import { apiBase, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
 
-export const uniqueName = (prefix = "Conformance") => `${prefix} ${randomBytes(4).toString("hex")}`;
+/** A customer name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find it. */
+export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
+  `${prefix} ${randomBytes(4).toString("hex")}`;
 
 export const customerUrl = (t: Target, id?: string, letter: "v" | "V" = "v") =>
   `${apiBase(t, letter)}/api/${encodeURIComponent(t.database)}/Customer${id === undefined ? "" : `/${encodeURIComponent(id)}`}`;

@@ -6,9 +6,19 @@ import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { parse } from "yaml";
 import type { Kind } from "./config.ts";
-import { type Requirement, requirements, requirementTag } from "./requirements.ts";
+import { NOT_CHECKED, type Requirement, requirements, requirementTag } from "./requirements.ts";
 
-type Verdict = "passed" | "failed" | "skipped" | "uncovered" | "not selected" | "expected failure" | "unexpected pass";
+const VERDICTS = [
+  "passed",
+  "failed",
+  "not checked",
+  "skipped",
+  "uncovered",
+  "not selected",
+  "expected failure",
+  "unexpected pass",
+] as const;
+type Verdict = (typeof VERDICTS)[number];
 
 /** A known-results profile: requirements expected to fail on a given kind of target, with the reason. */
 interface Profile {
@@ -37,9 +47,20 @@ export interface Summary {
   requirements: MatrixRow[];
 }
 
+/** The tests of one project (one target) by requirement tag, and how its matrix is judged. */
+interface ProjectRun {
+  name: string;
+  target: string;
+  kinds: Kind[];
+  filtered: boolean;
+  tests: Map<string, TestCase[]>;
+  /** Checks of the project not yet ended (progress of runs over many targets). */
+  remaining: number;
+}
+
 export default class MatrixReporter implements Reporter {
   #outputDir: string;
-  #tests = new Map<string, TestCase[]>();
+  #projects: ProjectRun[] = [];
   #outcomes = new Map<TestCase, CheckOutcome>();
   #startedAt = new Date();
   #quiet: boolean;
@@ -53,14 +74,36 @@ export default class MatrixReporter implements Reporter {
     return true;
   }
 
-  onBegin(_config: FullConfig, suite: Suite): void {
-    for (const test of suite.allTests()) {
-      for (const tag of test.tags) {
-        const list = this.#tests.get(tag) ?? [];
-        list.push(test);
-        this.#tests.set(tag, list);
+  onBegin(config: FullConfig, suite: Suite): void {
+    for (const projectSuite of suite.suites) {
+      const project = projectSuite.project();
+      const meta = (project?.metadata ?? {}) as { kinds?: Kind[]; filtered?: boolean };
+      const settings = (project?.use as { targetSettings?: Record<string, string> } | undefined)?.targetSettings ?? {};
+      const run: ProjectRun = {
+        name: project?.name ?? "target",
+        target: settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL ?? "(not set)",
+        kinds:
+          meta.kinds ?? ((process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[]),
+        filtered: meta.filtered ?? false,
+        tests: new Map(),
+        remaining: projectSuite.allTests().length,
+      };
+      for (const test of projectSuite.allTests()) {
+        for (const tag of test.tags) run.tests.set(tag, [...(run.tests.get(tag) ?? []), test]);
       }
+      this.#projects.push(run);
     }
+    if (this.#projects.length === 0) {
+      this.#projects.push({
+        name: "target",
+        target: "(not set)",
+        kinds: [],
+        filtered: false,
+        tests: new Map(),
+        remaining: 0,
+      });
+    }
+    void config;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -81,68 +124,95 @@ export default class MatrixReporter implements Reporter {
       status: result.status,
       ...(reason ? { reason } : {}),
     });
+    // Runs over many targets print a line as each target's checks are done (CONFORMANCE_PROGRESS=1).
+    const run = this.#projects.find((p) => p.name === test.parent.project()?.name);
+    if (run && --run.remaining === 0 && process.env.CONFORMANCE_PROGRESS === "1") {
+      this.#done++;
+      const failed = [...new Set([...run.tests.values()].flat())].filter((t) => {
+        const o = this.#outcomes.get(t);
+        return o && o.status !== "passed" && o.status !== "skipped";
+      });
+      const ids = [
+        ...new Set(failed.flatMap((t) => t.tags.filter((g) => !g.startsWith("@kind:")).map((g) => g.slice(1)))),
+      ];
+      const elapsed = ((Date.now() - this.#startedAt.getTime()) / 1000).toFixed(0);
+      console.log(
+        `[${this.#done}/${this.#projects.length}] ${run.name}: ${ids.length ? `failed ${ids.join(", ")}` : "nothing failed"} (${elapsed} s)`,
+      );
+    }
   }
 
+  #done = 0;
+
   async onEnd(result: FullResult): Promise<{ status?: FullResult["status"] } | undefined> {
-    const kinds = (process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[];
     // A run narrowed with --grep checks coverage only of what it selected.
     const filtered = process.env.CONFORMANCE_FILTERED === "1";
     const profile = process.env.CONFORMANCE_PROFILE
       ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
       : undefined;
-    const rows: MatrixRow[] = [...requirements().values()].map((r) => {
-      const tests = this.#tests.get(requirementTag(r.id)) ?? [];
-      const checks = tests.map(
-        (t) =>
-          this.#outcomes.get(t) ?? {
-            title: t.title,
-            file: t.location.file.split(/[\\/]/).pop()!,
-            status: "not run" as const,
-          },
-      );
-      let verdict = verdictOf(r, checks, kinds, filtered);
-      const expected = profile?.expectedFailures[r.id];
-      if (expected !== undefined) {
-        if (verdict === "failed") verdict = "expected failure";
-        else if (verdict === "passed") verdict = "unexpected pass";
-        for (const c of checks)
-          if (c.status !== "passed" && c.status !== "skipped")
-            c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
-      }
-      return { ...r, checks, verdict };
-    });
-    const totals = {
-      passed: 0,
-      failed: 0,
-      skipped: 0,
-      uncovered: 0,
-      "not selected": 0,
-      "expected failure": 0,
-      "unexpected pass": 0,
-    } as Record<Verdict, number>;
-    for (const row of rows) totals[row.verdict]++;
-    // With a profile, Playwright's own status counts the expected failures; the matrix decides.
-    const failed =
-      (profile ? result.status === "interrupted" || result.status === "timedout" : result.status !== "passed") ||
-      totals.failed > 0 ||
-      totals.uncovered > 0 ||
-      totals["unexpected pass"] > 0;
-    const summary: Summary = {
-      target: process.env.CONFORMANCE_BASE_URL ?? "(not set)",
-      kinds,
-      startedAt: this.#startedAt.toISOString(),
-      verdict: failed ? "failed" : "passed",
-      totals,
-      requirements: rows,
-    };
-    mkdirSync(this.#outputDir, { recursive: true });
-    writeFileSync(join(this.#outputDir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    writeFileSync(join(this.#outputDir, "matrix.md"), markdown(summary));
-    writeFileSync(join(this.#outputDir, "matrix.html"), html(summary));
-    if (!this.#quiet) console.log(terminal(summary, this.#outputDir));
-    if (profile) return { status: failed ? "failed" : "passed" };
-    return failed && result.status === "passed" ? { status: "failed" } : undefined;
+    const several = this.#projects.length > 1;
+    let anyFailed = false;
+    for (const run of this.#projects) {
+      const summary = summarize(run, this.#outcomes, {
+        filtered: filtered || run.filtered,
+        profile,
+        result,
+        startedAt: this.#startedAt,
+      });
+      anyFailed ||= summary.verdict === "failed";
+      const dir = several ? join(this.#outputDir, "targets", run.name) : this.#outputDir;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+      writeFileSync(join(dir, "matrix.md"), markdown(summary));
+      writeFileSync(join(dir, "matrix.html"), html(summary));
+      if (!this.#quiet) console.log(terminal(summary, dir));
+    }
+    if (profile) return { status: anyFailed ? "failed" : "passed" };
+    return anyFailed && result.status === "passed" ? { status: "failed" } : undefined;
   }
+}
+
+/** The requirements matrix of one target. */
+function summarize(
+  run: ProjectRun,
+  outcomes: Map<TestCase, CheckOutcome>,
+  opts: { filtered: boolean; profile: Profile | undefined; result: FullResult; startedAt: Date },
+): Summary {
+  const { profile } = opts;
+  const rows: MatrixRow[] = [...requirements().values()].map((r) => {
+    const tests = run.tests.get(requirementTag(r.id)) ?? [];
+    const checks = tests.map(
+      (t) =>
+        outcomes.get(t) ?? { title: t.title, file: t.location.file.split(/[\\/]/).pop()!, status: "not run" as const },
+    );
+    let verdict = verdictOf(r, checks, run.kinds, opts.filtered);
+    const expected = profile?.expectedFailures[r.id];
+    if (expected !== undefined) {
+      if (verdict === "failed") verdict = "expected failure";
+      else if (verdict === "passed") verdict = "unexpected pass";
+      for (const c of checks) {
+        if (c.status !== "passed" && c.status !== "skipped") {
+          c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
+        }
+      }
+    }
+    return { ...r, checks, verdict };
+  });
+  const totals = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  for (const row of rows) totals[row.verdict]++;
+  // With a profile, Playwright's own status counts the expected failures; the matrix decides.
+  const broken = opts.profile
+    ? opts.result.status === "interrupted" || opts.result.status === "timedout"
+    : opts.result.status === "interrupted" || opts.result.status === "timedout";
+  const failed = broken || totals.failed > 0 || totals.uncovered > 0 || totals["unexpected pass"] > 0;
+  return {
+    target: run.target,
+    kinds: run.kinds,
+    startedAt: opts.startedAt.toISOString(),
+    verdict: failed ? "failed" : "passed",
+    totals,
+    requirements: rows,
+  };
 }
 
 function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filtered: boolean): Verdict {
@@ -155,6 +225,8 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
   )
     return "failed";
   if (checks.some((c) => c.status === "passed")) return "passed";
+  // Skipped because another requirement's finding makes the check meaningless (names, dates).
+  if (checks.some((c) => c.reason?.startsWith(NOT_CHECKED))) return "not checked";
   return "skipped";
 }
 
@@ -163,6 +235,7 @@ const stripAnsi = (s: string) => s.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g
 const ICON: Record<Verdict, string> = {
   passed: "✔",
   failed: "✘",
+  "not checked": "◌",
   skipped: "–",
   uncovered: "✘",
   "not selected": "·",
@@ -171,11 +244,7 @@ const ICON: Record<Verdict, string> = {
 };
 
 function terminal(s: Summary, dir: string): string {
-  const lines = [
-    "",
-    `Requirements (${s.kinds.join(", ")}) against ${s.target}:`,
-    `  ${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected`,
-  ];
+  const lines = ["", `Requirements (${s.kinds.join(", ")}) against ${s.target}:`, `  ${counts(s)}`];
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
     lines.push(
       `  profile: ${s.totals["expected failure"]} expected failures, ${s.totals["unexpected pass"]} unexpected passes (update the profile when a limitation is gone)`,
@@ -183,11 +252,15 @@ function terminal(s: Summary, dir: string): string {
   }
   for (const r of s.requirements.filter(
     (r) =>
-      r.verdict === "failed" || r.verdict === "uncovered" || r.verdict === "skipped" || r.verdict === "unexpected pass",
+      r.verdict === "failed" ||
+      r.verdict === "uncovered" ||
+      r.verdict === "skipped" ||
+      r.verdict === "not checked" ||
+      r.verdict === "unexpected pass",
   )) {
     const why =
       r.verdict === "uncovered"
-        ? "no check covers this requirement"
+        ? uncoveredHint(r)
         : r.verdict === "unexpected pass"
           ? "listed as an expected failure in the profile, but passed"
           : (r.checks.find((c) => c.reason)?.reason ??
@@ -199,6 +272,16 @@ function terminal(s: Summary, dir: string): string {
   );
   return lines.join("\n");
 }
+
+/** The totals of a matrix in words, leaving out verdicts nobody got. */
+const counts = (s: Summary) =>
+  VERDICTS.filter((v) => s.totals[v] > 0 || v === "passed" || v === "failed")
+    .map((v) => `${s.totals[v]} ${v}`)
+    .join(", ");
+
+/** Where the check of an uncovered requirement goes, as requirements.yaml says (oauth4webapi's unhandled.ts). */
+const uncoveredHint = (r: Requirement) =>
+  `no check covers this requirement; add one with covers("${r.id}") to conformance/checks/${r.file}`;
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
@@ -213,7 +296,7 @@ function markdown(s: Summary): string {
     "",
     `Target: ${s.target} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt} · verdict **${s.verdict}**`,
     "",
-    `${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected.`,
+    `${counts(s)}.`,
     "",
     "| requirement | kind | section | rule | checks | result |",
     "|---|---|---|---|---|---|",
@@ -226,6 +309,7 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&l
 const COLOR: Record<Verdict, string> = {
   passed: "#e6f4ea",
   failed: "#fce8e6",
+  "not checked": "#f3e8fd",
   skipped: "#fef7e0",
   uncovered: "#fce8e6",
   "not selected": "#f1f3f4",
@@ -250,7 +334,7 @@ function html(s: Summary): string {
 <style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.35rem;vertical-align:top;font-size:.9rem}ul{margin:0;padding-left:1rem}td:first-child,td:last-child{white-space:nowrap}</style></head>
 <body><h1>Conformance: requirements matrix — ${esc(s.verdict)}</h1>
 <p>Target <code>${esc(s.target)}</code>, kinds ${esc(s.kinds.join(", "))}, started ${esc(s.startedAt)}.
-${s.totals.passed} passed, ${s.totals.failed} failed, ${s.totals.skipped} skipped, ${s.totals.uncovered} uncovered, ${s.totals["not selected"]} not selected.
+${counts(s)}.
 Details of every check: <a href="html/index.html">Playwright report</a>.</p>
 <table><thead><tr><th>requirement</th><th>kind</th><th>section</th><th>rule</th><th>checks</th><th>result</th></tr></thead><tbody>
 ${rows}

@@ -8,11 +8,15 @@ import type { Kind } from "./config.ts";
 export interface Requirement {
   id: string;
   kind: Kind;
+  /** The check file (conformance/checks/) that holds its checks, or where a missing check goes. */
+  file: string;
   section: string;
   text: string;
 }
 
-export const REQUIREMENTS_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "../requirements.yaml");
+/** The requirements list; CONFORMANCE_REQUIREMENTS names another (the suite's own tests use that). */
+export const REQUIREMENTS_PATH =
+  process.env.CONFORMANCE_REQUIREMENTS ?? resolve(dirname(fileURLToPath(import.meta.url)), "../requirements.yaml");
 
 let cache: Map<string, Requirement> | undefined;
 
@@ -22,12 +26,21 @@ export function requirements(): Map<string, Requirement> {
     cache = new Map(doc.requirements.map((r) => [r.id, r]));
     if (cache.size !== doc.requirements.length)
       throw new Error(`${REQUIREMENTS_PATH}: a requirement id is listed twice`);
+    for (const r of cache.values()) {
+      if (!/^[a-z0-9-]+\.spec\.ts$/.test(r.file ?? "")) {
+        throw new Error(
+          `${REQUIREMENTS_PATH}: ${r.id} needs file: <the check file in conformance/checks/ that covers it>`,
+        );
+      }
+    }
   }
   return cache;
 }
+
+/** How a check skipped because of another requirement's finding begins its reason (findings.ts). */
+export const NOT_CHECKED = "not checked because of ";
 
 /** Tag of a requirement id on a check. */
 export const requirementTag = (id: string) => `@${id}`;
 /** Tag of a check's kind, the one the kind filter selects on. */
 export const kindTag = (kind: Kind) => `@kind:${kind}`;
-export const kindGrep = (kinds: Iterable<Kind>) => new RegExp(`${[...kinds].map((k) => kindTag(k)).join("|")}(\\s|$)`);

@@ -1,141 +1,219 @@
-// `bawa faults`: proves the conformance suite can fail. For every fault switch
-// it starts the mock with that one fault, runs the checks of the requirements
-// the fault breaks, and expects those requirements to be reported as failed.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// `bawa faults`: proves the conformance suite fails where it must and only
+// there. Every fault switch of the mock must be caught (the requirements it
+// breaks reported failed); every behaviour of the real service family the
+// suite must tolerate must end as its definition says (a pass, or exactly the
+// one finding). One mock per case, all checked in a single run of the suite,
+// one Playwright project (and worker) per mock, as many at once as the
+// machine has cores.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { RunTarget } from "../../conformance/playwright.config.ts";
 import { compileContract } from "../contract/index.ts";
 import type { Switch } from "../mock/core/scenarios.ts";
-import { FAULTS, switchesNamed } from "../mock/faults/index.ts";
+import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
-import { listen } from "../mock/node/server.ts";
+import { type Listening, listen } from "../mock/node/server.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { backgroundRefreshToken, ownMockSettings, spawnSuite } from "./conformance.ts";
 import { type Command, UsageError } from "./options.ts";
 
+/** One run of the suite against the mock with one switch on. */
+interface Case {
+  /** The project's name: the switch, and the settings' number for a behaviour run more than once. */
+  name: string;
+  switch: Switch;
+  settings: Record<string, string>;
+  /** The requirements the suite must report failed: all of them (a fault), or exactly them (a behaviour). */
+  failed: readonly string[];
+  exactly: boolean;
+}
+
 interface Outcome {
-  fault: string;
+  case: string;
+  kind: Switch["kind"];
   what: string;
-  breaks: string[];
-  caught: boolean;
+  expected: string[];
   /** Requirements the suite reported failed. */
   failed: string[];
-  /** Titles of the failed checks of the broken requirements. */
+  /** Requirements reported as not checked because of another's finding. */
+  notChecked: string[];
+  /** Titles of the failed checks of the expected requirements. */
   caughtBy: string[];
-  seconds: number;
+  ok: boolean;
+}
+
+interface Summary {
+  requirements: Array<{ id: string; verdict: string; checks: Array<{ title: string; status: string }> }>;
 }
 
 export const faultsCommand: Command = {
-  summary: "prove the conformance suite catches every fault switch of the mock",
+  summary: "prove the suite catches every fault switch of the mock and tolerates the real family's behaviours",
   usage: `usage: bawa faults [--only name,name] [--jobs n]
 
-For each fault switch of the mock (bawa mock --list-faults), starts the mock
-with that fault, runs the conformance checks of the requirements it breaks,
-and expects the suite to report those requirements as failed. Writes
-reports/faults.md and reports/faults.json. Exit 0 only when every fault is caught.
+For each fault switch of the mock (bawa mock --list-faults), checks the mock
+with that fault on, running the checks of the requirements it breaks, and
+expects the suite to report those requirements failed. For each behaviour of
+the real service family the suite must tolerate, runs the whole suite (spec
+and oauth checks) with the settings its definition names and expects exactly
+the verdict written there: a pass, or the one named finding.
+Writes reports/faults.md and reports/faults.json. Exit 0 only when every fault
+is caught and every behaviour ends as defined.
 
 options:
-  --only <list>   only these faults
-  --jobs <n>      faults checked at once (default 2)
+  --only <list>   only these switches
+  --jobs <n>      mocks checked at once (default: the number of cores)
   -h, --help      this text`,
   options: { only: { type: "string" }, jobs: { type: "string" } },
   async run(values) {
-    let faults: Switch[] = [...FAULTS];
+    let switches: Switch[] = [...FAULTS, ...TOLERATED];
     if (typeof values.only === "string") {
       try {
-        faults = switchesNamed(values.only, FAULTS);
+        switches = switchesNamed(values.only);
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
     }
-    const jobs = Number(values.jobs ?? 2);
-    if (!Number.isInteger(jobs) || jobs < 1 || jobs > 8)
-      throw new UsageError("--jobs must be a whole number from 1 to 8");
-    const root = resolve(PROJECT_ROOT, "reports/faults");
-    rmSync(root, { recursive: true, force: true });
-    const contract = compileContract();
-    const outcomes: Outcome[] = [];
-    const queue = [...faults];
-    let done = 0;
-    console.log(`bawa faults: ${faults.length} faults, ${jobs} at a time`);
-    await Promise.all(
-      Array.from({ length: jobs }, async () => {
-        for (let f = queue.shift(); f; f = queue.shift()) {
-          const outcome = await runFault(f, contract, join(root, f.name));
-          outcomes.push(outcome);
-          done++;
-          const verdict = outcome.caught ? "caught" : "NOT CAUGHT";
-          console.log(
-            `[${done}/${faults.length}] ${f.name.padEnd(32)} ${verdict} (${f.breaks?.join(", ")}) in ${outcome.seconds.toFixed(0)} s`,
-          );
-        }
-      }),
+    const jobs = Number(values.jobs ?? availableParallelism());
+    if (!Number.isInteger(jobs) || jobs < 1 || jobs > 16)
+      throw new UsageError("--jobs must be a whole number from 1 to 16");
+    const cases = switches.flatMap(casesOf);
+    const started = performance.now();
+    console.log(
+      `bawa faults: ${cases.filter((c) => !c.exactly).length} faults and ${cases.filter((c) => c.exactly).length} runs of tolerated behaviours, ${jobs} at a time`,
     );
-    outcomes.sort((a, b) => faults.findIndex((f) => f.name === a.fault) - faults.findIndex((f) => f.name === b.fault));
-    const caught = outcomes.filter((o) => o.caught).length;
-    const score = `${caught}/${outcomes.length} faults caught (${Math.round((100 * caught) / Math.max(1, outcomes.length))} %)`;
+    const summaries = await runTargets(cases, jobs);
+    const outcomes = cases.map((c) => judge(c, summaries.get(c.name)));
+    for (const o of outcomes) {
+      if (!o.ok) {
+        console.error(
+          `  ${o.kind === "fault" ? "not caught" : "not as defined"}: ${o.case} (${o.what}) — the suite reported failed: ${o.failed.join(", ") || "nothing"}; expected ${o.kind === "fault" ? "at least" : "exactly"}: ${o.expected.join(", ") || "nothing"}`,
+        );
+      }
+    }
+    const faults = outcomes.filter((o) => o.kind === "fault");
+    const tolerated = outcomes.filter((o) => o.kind === "tolerated");
+    const caught = faults.filter((o) => o.ok).length;
+    const score = `${caught}/${faults.length} faults caught (${Math.round((100 * caught) / Math.max(1, faults.length))} %); ${tolerated.filter((o) => o.ok).length}/${tolerated.length} tolerated runs as defined`;
     mkdirSync(resolve(PROJECT_ROOT, "reports"), { recursive: true });
     writeFileSync(resolve(PROJECT_ROOT, "reports/faults.json"), `${JSON.stringify({ score, outcomes }, null, 2)}\n`);
-    writeFileSync(resolve(PROJECT_ROOT, "reports/faults.md"), table(score, outcomes));
-    console.log(`bawa faults: ${score}. Table: reports/faults.md`);
-    for (const o of outcomes.filter((o) => !o.caught)) {
-      console.error(
-        `  not caught: ${o.fault} (${o.what}) — the suite reported failed: ${o.failed.join(", ") || "nothing"}; expected: ${o.breaks.join(", ")}`,
-      );
-    }
-    return caught === outcomes.length ? 0 : 1;
+    writeFileSync(resolve(PROJECT_ROOT, "reports/faults.md"), table(score, faults, tolerated));
+    console.log(
+      `bawa faults: ${score}, in ${((performance.now() - started) / 1000).toFixed(0)} s. Table: reports/faults.md`,
+    );
+    return outcomes.every((o) => o.ok) ? 0 : 1;
   },
 };
 
-async function runFault(fault: Switch, contract: ReturnType<typeof compileContract>, dir: string): Promise<Outcome> {
-  const started = performance.now();
-  const mock = buildMock({ contract, switches: [fault.name] });
-  const server = await listen(mock, { host: "127.0.0.1", port: 0 });
+/** The runs of a switch: one for a fault; one per expected run for a tolerated behaviour. */
+function casesOf(s: Switch): Case[] {
+  if (s.kind === "fault") {
+    return [{ name: s.name, switch: s, settings: {}, failed: s.breaks ?? [], exactly: false }];
+  }
+  return (s.expect ?? []).map((run, i, all) => ({
+    name: all.length > 1 ? `${s.name}#${i + 1}` : s.name,
+    switch: s,
+    settings: { ...run.settings },
+    failed: run.failed,
+    exactly: true,
+  }));
+}
+
+/** Starts a mock per case and runs the suite against all of them at once; the matrix of each, by case. */
+async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summary | undefined>> {
+  const contract = compileContract();
+  const root = resolve(PROJECT_ROOT, "reports/faults");
+  rmSync(root, { recursive: true, force: true });
+  const servers: Listening[] = [];
+  const work = mkdtempSync(join(tmpdir(), "bawa-faults-"));
   try {
+    const targets: RunTarget[] = [];
+    for (const c of cases) {
+      const mock = buildMock({ contract, switches: [c.switch.name] });
+      const server = await listen(mock, { host: "127.0.0.1", port: 0 });
+      servers.push(server);
+      const settings = { ...ownMockSettings(server.url, backgroundRefreshToken(mock)), ...c.settings };
+      // A fault's run checks what it breaks; a behaviour's run is the whole suite a real environment gets.
+      if (c.exactly) settings.CONFORMANCE_KINDS = "spec,oauth";
+      targets.push({ name: c.name, settings, ...(c.exactly ? {} : { requirements: [...c.failed] }) });
+    }
+    const file = join(work, "targets.json");
+    writeFileSync(file, JSON.stringify(targets));
     const env = {
       ...process.env,
-      ...ownMockSettings(server.url, backgroundRefreshToken(mock)),
-      CONFORMANCE_FILTERED: "1",
+      CONFORMANCE_TARGETS: file,
+      CONFORMANCE_WORKERS: String(jobs),
       CONFORMANCE_REPORTS: "matrix",
-      CONFORMANCE_REPORTS_DIR: dir,
+      CONFORMANCE_REPORTS_DIR: root,
+      CONFORMANCE_PROGRESS: "1",
     };
-    const breaks = fault.breaks ?? [];
-    const grep = breaks.map((id) => `@${id}(\\s|$)`).join("|");
-    const child = spawnSuite(env, ["--grep", grep], "ignore");
+    const child = spawnSuite(env, [], "inherit");
     await new Promise((done) => child.on("exit", done));
-    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
-      requirements: Array<{ id: string; verdict: string; checks: Array<{ title: string; status: string }> }>;
-    };
-    const failed = summary.requirements.filter((r) => r.verdict === "failed").map((r) => r.id);
-    const caughtBy = summary.requirements
-      .filter((r) => breaks.includes(r.id))
-      .flatMap((r) => r.checks.filter((c) => c.status === "failed" || c.status === "timedOut").map((c) => c.title));
-    return {
-      fault: fault.name,
-      what: fault.what,
-      breaks: [...(fault.breaks ?? [])],
-      caught: breaks.every((id) => failed.includes(id)),
-      failed,
-      caughtBy: [...new Set(caughtBy)],
-      seconds: (performance.now() - started) / 1000,
-    };
+    return new Map(
+      cases.map((c) => {
+        try {
+          return [c.name, JSON.parse(readFileSync(join(root, "targets", c.name, "summary.json"), "utf8")) as Summary];
+        } catch {
+          return [c.name, undefined];
+        }
+      }),
+    );
   } finally {
-    await server.close();
+    await Promise.all(servers.map((s) => s.close()));
+    rmSync(work, { recursive: true, force: true });
   }
 }
 
-function table(score: string, outcomes: Outcome[]): string {
-  const rows = outcomes.map(
+function judge(c: Case, summary: Summary | undefined): Outcome {
+  const rows = summary?.requirements ?? [];
+  const failed = rows.filter((r) => r.verdict === "failed" || r.verdict === "uncovered").map((r) => r.id);
+  const notChecked = rows.filter((r) => r.verdict === "not checked").map((r) => r.id);
+  const expected = [...c.failed];
+  const caughtBy = rows
+    .filter((r) => expected.includes(r.id))
+    .flatMap((r) => r.checks.filter((x) => x.status === "failed" || x.status === "timedOut").map((x) => x.title));
+  const ok =
+    summary !== undefined &&
+    (c.exactly
+      ? failed.length === expected.length && expected.every((id) => failed.includes(id))
+      : expected.every((id) => failed.includes(id)));
+  return {
+    case: c.name,
+    kind: c.switch.kind,
+    what: c.switch.what,
+    expected,
+    failed,
+    notChecked,
+    caughtBy: [...new Set(caughtBy)],
+    ok,
+  };
+}
+
+function table(score: string, faults: Outcome[], tolerated: Outcome[]): string {
+  const faultRows = faults.map(
     (o) =>
-      `| \`${o.fault}\` | ${o.what} | ${o.breaks.join(", ")} | ${o.caughtBy.join("; ") || "—"} | ${o.caught ? "caught" : "**not caught**"} |`,
+      `| \`${o.case}\` | ${o.what} | ${o.expected.join(", ")} | ${o.caughtBy.join("; ") || "—"} | ${o.ok ? "caught" : "**not caught**"} |`,
+  );
+  const toleratedRows = tolerated.map(
+    (o) =>
+      `| \`${o.case}\` | ${o.what} | ${o.expected.join(", ") || "none (a pass)"} | ${o.failed.join(", ") || "none"}${o.notChecked.length ? `; not checked because of it: ${o.notChecked.join(", ")}` : ""} | ${o.ok ? "as defined" : "**not as defined**"} |`,
   );
   return [
     "# Fault matrix",
     "",
-    `${score}. Each fault switch of the mock breaks one rule; the conformance suite ran the checks of the requirements it breaks against the mock with only that fault on.`,
+    `${score}.`,
+    "",
+    "Each fault switch of the mock breaks one rule; the suite ran the checks of the requirements it breaks against the mock with only that fault on.",
     "",
     "| fault | what it breaks | requirement ids | caught by | result |",
     "|---|---|---|---|---|",
-    ...rows,
+    ...faultRows,
+    "",
+    "Each behaviour of the real service family is one the suite must tolerate; the suite (spec and oauth checks) ran against the mock with it on.",
+    "",
+    "| behaviour | what it does | the suite must report | it reported | result |",
+    "|---|---|---|---|---|",
+    ...toleratedRows,
     "",
   ].join("\n");
 }

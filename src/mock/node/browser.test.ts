@@ -5,7 +5,10 @@ import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadTarget } from "../../../conformance/lib/config.ts";
+import { throughScreens as suiteThroughScreens } from "../../../conformance/lib/screens.ts";
 import { chromiumLaunchOptions } from "../../browser.ts";
+import { ownMockSettings } from "../../cli/conformance.ts";
 import { buildMock } from "../index.ts";
 import { DEMO_APP, SCOPE } from "../testing.ts";
 import { type Listening, listen } from "./server.ts";
@@ -35,34 +38,19 @@ const CLIENT_AUTH = {
   ClientSecretBasic: oauth.ClientSecretBasic(DEMO_APP.clientSecret),
 };
 
-/** Opens the authorize URL, logs in and decides on the permission screen, like a person would. */
-async function throughScreens(
+/**
+ * Opens the authorize URL, logs in and decides on the permission screen, like a
+ * person would, with the conformance suite's screen driver (which catches the
+ * redirect to the application, where nothing listens, as it is requested).
+ */
+function throughScreens(
   page: Page,
   responseType: "code" | "token",
   state: string,
   decision: "allow" | "deny" = "allow",
-): Promise<URL> {
-  // Nothing listens on the application's redirect URI; answer it here so the browser lands somewhere.
-  await page.route(`${DEMO_APP.redirectUri}**`, (route) =>
-    route.fulfill({ status: 200, contentType: "text/html", body: "<p>application</p>" }),
-  );
-  const url = new URL(authorizationServer().authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: DEMO_APP.clientId,
-    redirect_uri: DEMO_APP.redirectUri,
-    scope: SCOPE,
-    response_type: responseType,
-    state,
-  }).toString();
-  await page.goto(url.href);
-  expect(await page.locator("h1").textContent()).toBe("Log in");
-  await page.fill('input[name="username"]', "demo");
-  await page.fill('input[name="password"]', "demo");
-  await page.click('button[type="submit"]');
-  await page.waitForSelector(`button[name="decision"][value="${decision}"]`);
-  await page.click(`button[name="decision"][value="${decision}"]`);
-  await page.waitForURL((u) => u.href.startsWith(DEMO_APP.redirectUri));
-  return new URL(page.url());
+) {
+  const target = loadTarget(ownMockSettings(server.url, "unused"));
+  return suiteThroughScreens(page, target, { responseType, state, decision });
 }
 
 const api = (token: string) =>

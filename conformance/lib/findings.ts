@@ -1,0 +1,88 @@
+// Findings that make other checks meaningless: field names in another case
+// (camelCase JSON), dates in another format. Each is probed once per worker,
+// reported once under its own requirement (CUST-NAMES, CUST-DATES), and the
+// checks that depend on it are skipped as "not checked because of" it, not
+// failed, unless the run's options let them go on (decision 0012).
+import type { APIRequestContext } from "@playwright/test";
+import type { Target } from "./config.ts";
+import { createCustomer, customerBody, deleteCustomer, getCustomer, uniqueName } from "./customers.ts";
+import { otherCase, valueNamed } from "./names.ts";
+import { NOT_CHECKED } from "./requirements.ts";
+
+export type DateFormat = "mdy" | "iso" | "dmy";
+
+export interface Findings {
+  /** Described fields the JSON answer writes in another case: [as written, as the table names it]. */
+  otherCase: Array<[string, string]>;
+  /** The format the dates are written in, when a date was there to see. */
+  dateFormat?: DateFormat | "other";
+  dateExample?: string;
+}
+
+export const DATE_FIELDS = ["CocDate", "VatVerificationDate"] as const;
+
+export function dateFormatOf(value: unknown): DateFormat | "other" | undefined {
+  if (typeof value !== "string") return undefined;
+  if (/^\d{1,2}\/\d{1,2}\/\d{4}$/.test(value)) return "mdy";
+  if (/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d\d:?\d\d)?)?$/.test(value)) return "iso";
+  if (/^\d{1,2}-\d{1,2}-\d{4}$/.test(value)) return "dmy";
+  return "other";
+}
+
+/** A date in one of the accepted formats, as month/day/year; other values stay as they are. */
+export function asMonthDayYear(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (dateFormatOf(value) === "iso" && iso) return `${iso[2]}/${iso[3]}/${iso[1]}`;
+  const dmy = /^(\d{1,2})-(\d{1,2})-(\d{4})$/.exec(value);
+  if (dmy) return `${dmy[2]!.padStart(2, "0")}/${dmy[1]!.padStart(2, "0")}/${dmy[3]}`;
+  return value;
+}
+
+/** Reads a customer the way the checks see one, and notes what is off in its names and dates. */
+export async function probe(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  fields: readonly string[],
+): Promise<Findings> {
+  const { id } = await createCustomer(api, t, auth, customerBody(uniqueName(t.namePrefix), { CocDate: "03/14/2011" }));
+  try {
+    const reply = await getCustomer(api, t, auth, id);
+    const answer = reply.status === 200 ? (reply.json() as Record<string, unknown>) : {};
+    const date = valueNamed(answer, "CocDate");
+    const format = dateFormatOf(date);
+    return {
+      otherCase: otherCase(answer, fields),
+      ...(format ? { dateFormat: format, dateExample: String(date) } : {}),
+    };
+  } finally {
+    await deleteCustomer(api, t, auth, id);
+  }
+}
+
+/** Why a check that depends on a finding is not checked, or undefined when it may go on. */
+export function notCheckedBecause(
+  f: Findings,
+  t: Target,
+  on: { names?: boolean; dates?: boolean },
+): string | undefined {
+  if (on.names && f.otherCase.length > 0 && !t.caseInsensitiveNames) {
+    const [written, field] = f.otherCase[0]!;
+    return `${NOT_CHECKED}CUST-NAMES: JSON field names differ from the table in case (${written} for ${field}, ${f.otherCase.length} in all); set CONFORMANCE_CASE_INSENSITIVE_NAMES=1 to check this regardless`;
+  }
+  if (
+    on.dates &&
+    f.dateFormat &&
+    f.dateFormat !== "mdy" &&
+    !(f.dateFormat !== "other" && t.acceptDateFormats.has(f.dateFormat))
+  ) {
+    const option =
+      f.dateFormat === "other" ? "" : `; set CONFORMANCE_ACCEPT_DATE_FORMATS=${f.dateFormat} to check this regardless`;
+    return `${NOT_CHECKED}CUST-DATES: dates are written ${describeFormat(f.dateFormat)} (${f.dateExample})${option}`;
+  }
+  return undefined;
+}
+
+export const describeFormat = (f: DateFormat | "other") =>
+  ({ mdy: "month/day/year", iso: "ISO yyyy-MM-dd", dmy: "d-M-yyyy", other: "in an unknown format" })[f];

@@ -1,0 +1,53 @@
+// The one place the suite compares field names: it knows the fields the
+// description lists (the contract's customer, which is the field table) and
+// the option to compare names case-insensitively. Fields an implementation
+// adds beyond the description never fail a check: every view below drops them.
+import type { OpenApiDocument } from "../../src/contract/index.ts";
+import type { Target } from "./config.ts";
+
+/** The customer's fields as the description's table lists them (PascalCase). */
+export function describedFields(doc: OpenApiDocument): string[] {
+  return Object.keys((doc.components.schemas.Customer as { properties: object }).properties);
+}
+
+/** The fields of an object that match one of `fields` only when case is ignored: `customerId` for CustomerId. */
+export function otherCase(
+  value: Record<string, unknown>,
+  fields: readonly string[],
+): Array<[found: string, field: string]> {
+  const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
+  return Object.keys(value)
+    .filter((k) => !fields.includes(k) && byLower.has(k.toLowerCase()))
+    .map((k) => [k, byLower.get(k.toLowerCase())!]);
+}
+
+/**
+ * The described fields of an object under their table names, every other
+ * field dropped. Names are matched exactly, or case-insensitively when the run
+ * allows it (CONFORMANCE_CASE_INSENSITIVE_NAMES) or `always` is set (checks of
+ * values, not of names, read a value whatever its case).
+ */
+export function described(
+  value: unknown,
+  fields: readonly string[],
+  t: Pick<Target, "caseInsensitiveNames">,
+  always = false,
+): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  const loose = t.caseInsensitiveNames || always;
+  const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const exact = fields.includes(k);
+    const field = exact ? k : loose ? byLower.get(k.toLowerCase()) : undefined;
+    // The exact spelling wins over another case of the same name.
+    if (field !== undefined && (exact || !(field in out))) out[field] = v;
+  }
+  return out;
+}
+
+/** One described field's value, whatever the case of its name (checks of values, not names). */
+export const valueNamed = (value: unknown, field: string): unknown =>
+  typeof value === "object" && value !== null
+    ? Object.entries(value).find(([k]) => k.toLowerCase() === field.toLowerCase())?.[1]
+    : undefined;

@@ -1,0 +1,175 @@
+// The one driver of the login and permission screens, used by every check
+// that walks them: it opens an authorization request, acts on whatever the
+// target shows (login, permission, or straight back), and watches where the
+// browser is sent. Nothing leaves the machine: requests to other origins are
+// answered by the suite, and a redirect is caught as soon as it is requested.
+import type { Page, Request, Response } from "@playwright/test";
+import { apiBase, type Client, type Target } from "./config.ts";
+
+/** Where an authorization request ended. */
+export interface Walk {
+  /** The first navigation to the redirect URI, caught before it loads. */
+  landed?: URL;
+  /** Every navigation of the main frame that left the target's origin. */
+  left: URL[];
+  /** Which screens the browser went through. */
+  login: boolean;
+  permission: boolean;
+  /** The target's pages the browser was shown, with their status and headers. */
+  pages: Array<{ url: string; status: number; headers: Record<string, string> }>;
+}
+
+export interface WalkOptions {
+  /** The redirect URI whose arrival ends the walk. */
+  redirectUri?: string | undefined;
+  /** What to press on the permission screen; "stay" stops there without pressing. */
+  decision?: "allow" | "deny" | "stay";
+  /** Log in when the login screen shows (default true). */
+  logIn?: boolean;
+}
+
+/** How long a screen may take to show something to act on after the last navigation. */
+const IDLE_MS = Number(process.env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? 5_000);
+
+export const authorizeUrl = (t: Target, params: Record<string, string | undefined>, letter: "v" | "V" = "v") => {
+  const url = new URL(`${apiBase(t, letter)}/OAuth/Authorize`);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.href;
+};
+
+/** Whether an address carries an authorization result (a code or a token). */
+export const carriesGrant = (u: URL) =>
+  u.searchParams.has("code") ||
+  u.searchParams.has("access_token") ||
+  new URLSearchParams(u.hash.slice(1)).has("access_token");
+
+/**
+ * Opens the authorization request `params` and goes through the screens as a
+ * person would. Ends when the browser is sent to the redirect URI, when a
+ * screen shows an error (a document of status 400 or more with nothing to act
+ * on), or when nothing has shown for a while.
+ */
+export async function walkScreens(
+  page: Page,
+  t: Target,
+  params: Record<string, string | undefined>,
+  opts: WalkOptions = {},
+): Promise<Walk> {
+  const origin = new URL(t.baseUrl).origin;
+  const walk: Walk = { left: [], login: false, permission: false, pages: [] };
+  let lastNavigation = Date.now();
+  let deadEnd = false;
+  // A request never carries the fragment the implicit flow answers in; the Location of the
+  // redirect that led to it does, so the landing is read from there when there is one.
+  let landing: Promise<URL> | undefined;
+  // The request event sees every hop of a redirect chain, which routing does not in Chromium:
+  // the redirect is caught here, the moment the browser asks for it.
+  const watch = (r: Request) => {
+    if (!r.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+    lastNavigation = Date.now();
+    const u = new URL(r.url());
+    if (u.origin !== origin && u.protocol.startsWith("http")) walk.left.push(u);
+    if (opts.redirectUri && !landing && r.url().startsWith(opts.redirectUri)) {
+      const hop = r.redirectedFrom();
+      landing = (hop?.response() ?? Promise.resolve(null)).then((res) => {
+        const location = res?.headers().location;
+        return location ? new URL(location, hop!.url()) : u;
+      });
+    }
+  };
+  const documents = (res: Response) => {
+    if (!res.request().isNavigationRequest() || res.frame() !== page.mainFrame()) return;
+    deadEnd = res.status() >= 400;
+    if (new URL(res.url()).origin === origin)
+      walk.pages.push({ url: res.url(), status: res.status(), headers: res.headers() });
+  };
+  page.on("request", watch);
+  page.on("response", documents);
+  await page.route(
+    (u) => u.origin !== origin,
+    (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>caught by the conformance suite</p>" }),
+  );
+  try {
+    await page.goto(authorizeUrl(t, params)).catch(() => undefined);
+    const login = page.locator(t.selectors.username);
+    const decide = page.locator(opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
+    while (!landing && Date.now() - lastNavigation < IDLE_MS) {
+      if (!walk.login && opts.logIn !== false && t.username && (await login.isVisible().catch(() => false))) {
+        walk.login = true;
+        await login.fill(t.username);
+        await page.fill(t.selectors.password, t.password ?? "");
+        await page.click(t.selectors.submit).catch(() => undefined);
+      } else if (!walk.permission && (await decide.isVisible().catch(() => false))) {
+        walk.permission = true;
+        if (opts.decision === "stay") break;
+        await decide.click().catch(() => undefined);
+      } else if (deadEnd && !landing) {
+        // An error page with nothing to act on: give up now rather than wait out the idle time.
+        await page.waitForTimeout(150);
+        if (!(await login.isVisible().catch(() => false)) && !(await decide.isVisible().catch(() => false))) break;
+      } else {
+        await page.waitForTimeout(50);
+      }
+      if (walk.left.length > 0 && !opts.redirectUri) break;
+    }
+  } finally {
+    page.off("request", watch);
+    page.off("response", documents);
+    await page.unrouteAll({ behavior: "ignoreErrors" });
+  }
+  if (landing) {
+    walk.landed = await landing;
+    await page.goto("about:blank").catch(() => undefined);
+  }
+  return walk;
+}
+
+/**
+ * Goes through the screens with the client's registered redirect URI and
+ * returns where the browser was sent; throws, saying what happened, when it
+ * was not sent back to the client.
+ */
+export async function throughScreens(
+  page: Page,
+  t: Target,
+  opts: {
+    client?: Client;
+    responseType: "code" | "token";
+    state?: string;
+    decision?: "allow" | "deny";
+    seen?: { login: boolean; permission: boolean };
+  },
+): Promise<URL> {
+  const client = opts.client ?? t.client!;
+  const walk = await walkScreens(
+    page,
+    t,
+    {
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: t.scope,
+      response_type: opts.responseType,
+      state: opts.state,
+    },
+    { redirectUri: client.redirectUri, decision: opts.decision ?? "allow" },
+  );
+  if (opts.seen) Object.assign(opts.seen, { login: walk.login, permission: walk.permission });
+  if (!walk.landed) {
+    throw new Error(
+      `the browser did not arrive at ${client.redirectUri}; it is at ${page.url()} (${walk.login ? "logged in" : "no login screen found"}, ${walk.permission ? "decided" : "no permission screen found"}: check the selectors, user and password)`,
+    );
+  }
+  return walk.landed;
+}
+
+/**
+ * Opens an authorization request, logs in and allows where screens appear,
+ * and returns every address outside the target the browser was sent to.
+ */
+export async function attemptAuthorization(
+  page: Page,
+  t: Target,
+  params: Record<string, string | undefined>,
+): Promise<URL[]> {
+  return (await walkScreens(page, t, params, { decision: "allow" })).left;
+}

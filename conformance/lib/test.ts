@@ -1,0 +1,304 @@
+// The suite's test function and the fixtures every check can use: the target,
+// the contract, an API client, the target's clock and the configured user's
+// session; `covers` tags a check with the requirements it checks.
+import { type APIRequestContext, type BrowserContext, test as base, request } from "@playwright/test";
+import { type CompiledContract, compileContract, SchemaSet, specView } from "../../src/contract/index.ts";
+import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
+import { asMonthDayYear, DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
+import { type Reply, send } from "./http.ts";
+import { described, describedFields } from "./names.ts";
+import { kindTag, requirements, requirementTag } from "./requirements.ts";
+import { throughScreens } from "./screens.ts";
+import { clientParams, tokenRequest, userTokens } from "./tokens.ts";
+
+/** Whether every check records a trace in a context of its own (slower; for looking into failures). */
+export const TRACE = process.env.CONFORMANCE_TRACE === "1";
+
+export interface Contract {
+  compiled: CompiledContract;
+  /** Validators of what the service description alone supports (kind spec). */
+  spec: SchemaSet;
+  /** Validators of the whole contract, assumptions included (kind assumption). */
+  full: SchemaSet;
+}
+
+/** The target's clock, when it has one a check may move (a bawa mock's POST /__mock/clock). */
+export interface TargetClock {
+  readonly available: boolean;
+  /** Seconds this worker moved it. */
+  readonly advanced: number;
+  /** Skips the check, saying why, on a target without a movable clock. */
+  require(): void;
+  advance(seconds: number): Promise<void>;
+}
+
+export interface Session {
+  /** A valid access token of the configured user, obtained once and renewed when time moved. */
+  accessToken(): Promise<string>;
+  /** Headers of an authorized JSON request. */
+  auth(): Promise<Record<string, string>>;
+}
+
+interface WorkerFixtures {
+  /** The browser context the checks of a worker share (unless CONFORMANCE_TRACE=1 asks for traces). */
+  sharedContext: BrowserContext;
+  /** Settings of this project's target, over the CONFORMANCE_* environment (several targets in one run). */
+  targetSettings: Record<string, string>;
+  target: Target;
+  contract: Contract;
+  api: APIRequestContext;
+  clock: TargetClock;
+  session: Session;
+  findings: FindingsFixture;
+  flows: SharedFlows;
+}
+
+/** Where an authorization through the screens landed, and which screens it went through. */
+export interface Landing {
+  landed: URL;
+  seen: { login: boolean; permission: boolean };
+  state: string;
+}
+
+/**
+ * Authorizations that several checks look at, each walked once per worker
+ * (a walk through the screens costs most of a check's time): the code flow
+ * and its exchange, and the implicit flow. Their states carry characters
+ * that must be encoded on the way.
+ */
+export interface SharedFlows {
+  code(): Promise<Landing>;
+  /** The exchange of the shared code flow's code, its answer. */
+  exchange(): Promise<Reply>;
+  implicit(): Promise<Landing>;
+}
+
+export interface FindingsFixture {
+  get(): Promise<Findings>;
+  /** Skips the check as not checked because of a finding its result would depend on. */
+  require(on: { names?: boolean; dates?: boolean }): Promise<void>;
+  /** The described fields of an answer under their table names, dates as month/day/year where accepted. */
+  view(value: unknown): Record<string, unknown>;
+}
+
+// biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type of a fixture that gives no value
+export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
+  targetSettings: [{}, { option: true, scope: "worker" }],
+  sharedContext: [
+    async ({ browser }, use) => {
+      const context = await browser.newContext();
+      await use(context);
+      await context.close();
+    },
+    { scope: "worker" },
+  ],
+  // A context per check costs a fifth of a second; checks share one, each starting without
+  // cookies, pages or routes, as a new browser would. With CONFORMANCE_TRACE=1 every check gets
+  // its own context again, which Playwright traces (the HTML report then holds a trace of failures).
+  ...(TRACE
+    ? {}
+    : {
+        context: async ({ sharedContext }, use) => {
+          await sharedContext.clearCookies();
+          await use(sharedContext);
+          await sharedContext.unrouteAll({ behavior: "ignoreErrors" });
+          for (const page of sharedContext.pages()) await page.close();
+        },
+      }),
+  // Before every check: a target that stopped answering fails the check at once, saying so,
+  // instead of each check waiting out its own timeouts.
+  targetAnswers: [
+    async ({ target }, use) => {
+      try {
+        await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
+      } catch (err) {
+        throw new Error(
+          `the target at ${target.baseUrl} does not answer (${String((err as Error).cause ?? (err as Error).message)}); is it running?`,
+        );
+      }
+      await use();
+    },
+    { auto: true },
+  ],
+  target: [
+    async ({ targetSettings }, use) => use(loadTarget({ ...process.env, ...targetSettings })),
+    { scope: "worker" },
+  ],
+  contract: [
+    async ({}, use) => {
+      const compiled = compileContract();
+      await use({ compiled, spec: new SchemaSet(specView(compiled.doc)), full: compiled.answers });
+    },
+    { scope: "worker" },
+  ],
+  api: [
+    async ({}, use) => {
+      const ctx = await request.newContext({ ignoreHTTPSErrors: false });
+      await use(ctx);
+      await ctx.dispose();
+    },
+    { scope: "worker" },
+  ],
+  clock: [
+    async ({ api, target }, use) => {
+      const url = `${target.baseUrl}/__mock/clock`;
+      const headers = target.controlToken ? { "x-bawa-control-token": target.controlToken } : {};
+      const probe = await send(api, "GET", url, { headers }).catch(() => undefined);
+      const available = probe?.status === 200 && typeof jsonOf(probe)?.now === "string";
+      let advanced = 0;
+      await use({
+        available,
+        get advanced() {
+          return advanced;
+        },
+        require: () =>
+          test.skip(!available, "not verifiable here: the target has no GET/POST /__mock/clock to move time"),
+        advance: async (seconds) => {
+          const res = await send(api, "POST", url, {
+            headers: { ...headers, "content-type": "application/json" },
+            body: JSON.stringify({ advanceSeconds: seconds }),
+          });
+          if (res.status !== 200) throw new Error(`moving the target's clock failed: ${res.status} ${res.text}`);
+          advanced += seconds;
+        },
+      });
+    },
+    { scope: "worker" },
+  ],
+  findings: [
+    async ({ api, target, session, contract }, use) => {
+      const fields = describedFields(contract.compiled.doc);
+      let probed: Promise<Findings> | undefined;
+      const get = () => {
+        probed ??= session.auth().then((auth) => probe(api, target, auth, fields));
+        return probed;
+      };
+      await use({
+        get,
+        require: async (on) => {
+          const reason = notCheckedBecause(await get(), target, on);
+          test.skip(reason !== undefined, reason);
+        },
+        view: (value) => {
+          const out = described(value, fields, target);
+          for (const f of DATE_FIELDS) if (f in out) out[f] = asMonthDayYear(out[f]);
+          return out;
+        },
+      });
+    },
+    { scope: "worker" },
+  ],
+  flows: [
+    async ({ target, api, sharedContext }, use) => {
+      const walk = async (responseType: "code" | "token", state: string): Promise<Landing> => {
+        const page = await sharedContext.newPage();
+        try {
+          await sharedContext.clearCookies();
+          const seen = { login: false, permission: false };
+          return { landed: await throughScreens(page, target, { responseType, state, seen }), seen, state };
+        } finally {
+          await page.close();
+        }
+      };
+      const once = <T>(make: () => Promise<T>) => {
+        let made: Promise<T> | undefined;
+        return () => {
+          made ??= make();
+          return made;
+        };
+      };
+      const code = once(() => walk("code", "eyJyZXR1cm4iOiIvb3JkZXJzP3BhZ2U9MiJ9+/= ~ünïcode"));
+      const exchange = once(async () => {
+        const { landed } = await code();
+        const client = target.client!;
+        return tokenRequest(api, target, {
+          grant_type: "authorization_code",
+          code: landed.searchParams.get("code") ?? "",
+          ...clientParams(client),
+        });
+      });
+      await use({ code, exchange, implicit: once(() => walk("token", "s/1 2+3 ~é")) });
+    },
+    { scope: "worker" },
+  ],
+  session: [
+    async ({ target, api, browser, clock }, use) => {
+      let current: { token: string; at: number; advanced: number } | undefined;
+      const obtain = async () => {
+        const tokens = await userTokens(api, browser, target);
+        current = { token: tokens.access_token, at: Date.now(), advanced: clock.advanced };
+        return current.token;
+      };
+      const accessToken = async () => {
+        if (!current) return obtain();
+        const age = (Date.now() - current.at) / 1000 + (clock.advanced - current.advanced);
+        return age > 6000 ? obtain() : current.token;
+      };
+      await use({
+        accessToken,
+        auth: async () => ({ authorization: `Bearer ${await accessToken()}`, accept: "application/json" }),
+      });
+    },
+    { scope: "worker" },
+  ],
+});
+
+export const expect = test.expect;
+
+const jsonOf = (r: Reply): { now?: unknown } | undefined => {
+  try {
+    return r.json();
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The details of a check of the requirements `ids` (of requirements.yaml):
+ * `test(title, covers("ERR-200"), body)`. All ids of one check are of one
+ * kind; the check carries that kind's tag, which is what CONFORMANCE_KINDS selects.
+ */
+export function covers(...ids: string[]): { tag: string[] } {
+  const all = requirements();
+  const kinds = new Set<Kind>();
+  for (const id of ids) {
+    const r = all.get(id);
+    if (!r) throw new Error(`a check covers ${id}, which conformance/requirements.yaml does not list`);
+    kinds.add(r.kind);
+  }
+  if (kinds.size !== 1) {
+    throw new Error(
+      `a check of ${ids.join(", ")} mixes kinds (${[...kinds].join(", ")}); split it so kind selection stays exact`,
+    );
+  }
+  return { tag: [kindTag([...kinds][0]!), ...ids.map(requirementTag)] };
+}
+
+/** Skips the check, naming what the configuration lacks, unless every value is there. */
+export function need(what: Record<string, unknown>, hint: string): void {
+  const missing = Object.entries(what)
+    .filter(([, v]) => v === undefined || v === "")
+    .map(([k]) => k);
+  test.skip(missing.length > 0, `needs ${missing.join(", ")} (${hint})`);
+}
+
+export function needClient(t: Target): Client {
+  need(
+    {
+      CONFORMANCE_CLIENT_ID: t.client?.clientId,
+      CONFORMANCE_CLIENT_SECRET: t.client?.clientSecret,
+      CONFORMANCE_REDIRECT_URI: t.client?.redirectUri,
+    },
+    "a registered, active application",
+  );
+  return t.client!;
+}
+
+export function needLogin(t: Target): Client {
+  const client = needClient(t);
+  need(
+    { CONFORMANCE_USERNAME: t.username, CONFORMANCE_PASSWORD: t.password, CONFORMANCE_SCOPE: t.scope },
+    "a user for the login screen",
+  );
+  return client;
+}
