@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
+import { parse } from "yaml";
 import { chromiumLaunchOptions } from "../src/browser.ts";
 import { KINDS, type Kind } from "./lib/config.ts";
 import { kindTag } from "./lib/requirements.ts";
@@ -26,11 +27,26 @@ export interface RunTarget {
   settings: Record<string, string>;
   /** Only the checks of these requirement ids (the fault matrix); all when absent. */
   requirements?: string[];
+  /**
+   * Requirements expected to fail here (a fault's run, a profile). Their checks
+   * are marked so: Playwright then keeps the worker after a failure instead of
+   * starting a new one with a new browser. Verdicts still come from each
+   * check's own status.
+   */
+  expectFailures?: string[];
 }
+
+/** A known-results profile's expected failures (CONFORMANCE_PROFILE, e.g. Prism's). */
+const profiled = process.env.CONFORMANCE_PROFILE
+  ? Object.keys(
+      (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as { expectedFailures?: object })
+        .expectedFailures ?? {},
+    )
+  : [];
 
 const targets: RunTarget[] = process.env.CONFORMANCE_TARGETS
   ? (JSON.parse(readFileSync(process.env.CONFORMANCE_TARGETS, "utf8")) as RunTarget[])
-  : [{ name: "target", settings: {} }];
+  : [{ name: "target", settings: {}, expectFailures: profiled }];
 
 const kindsOf = (t: RunTarget) =>
   (t.settings.CONFORMANCE_KINDS ?? process.env.CONFORMANCE_KINDS ?? "spec,oauth")
@@ -46,7 +62,7 @@ const selection = (t: RunTarget) => {
   return new RegExp(`^${kinds}${ids}`, "s");
 };
 
-export default defineConfig<object, { targetSettings: Record<string, string> }>({
+export default defineConfig<object, { targetSettings: Record<string, string>; expectedFailures: string[] }>({
   testDir: resolve(here, "checks"),
   outputDir: resolve(reports, "test-results"),
   workers: Number(process.env.CONFORMANCE_WORKERS ?? Math.min(targets.length, availableParallelism())),
@@ -57,7 +73,7 @@ export default defineConfig<object, { targetSettings: Record<string, string> }>(
     name: t.name,
     workers: 1,
     grep: selection(t),
-    use: { targetSettings: t.settings },
+    use: { targetSettings: t.settings, expectedFailures: t.expectFailures ?? [] },
     metadata: { kinds: kindsOf(t), filtered: t.requirements !== undefined },
   })),
   // CONFORMANCE_REPORTS=matrix keeps only the matrix (the fault matrix runs many targets at once).

@@ -19,6 +19,7 @@ export interface SendOptions {
 }
 
 const TIMEOUT_MS = 15_000;
+const STALE_CONNECTION = /socket hang up|ECONNRESET|EPIPE/;
 
 export async function send(
   api: APIRequestContext,
@@ -36,9 +37,8 @@ export async function send(
   }
   const path = new URL(url).pathname;
   const call = `${method} ${path}`;
-  let res: Awaited<ReturnType<APIRequestContext["fetch"]>>;
-  try {
-    res = await api.fetch(url, {
+  const attempt = () =>
+    api.fetch(url, {
       method,
       headers,
       ...(data === undefined ? {} : { data }),
@@ -46,6 +46,16 @@ export async function send(
       failOnStatusCode: false,
       timeout: TIMEOUT_MS,
     });
+  let res: Awaited<ReturnType<APIRequestContext["fetch"]>>;
+  try {
+    try {
+      res = await attempt();
+    } catch (err) {
+      // A kept-alive connection the target closed just as the request went out (Node servers
+      // close idle ones after 5 s) resets before any answer: the target never saw the request.
+      if (!STALE_CONNECTION.test((err as Error).message)) throw err;
+      res = await attempt();
+    }
   } catch (err) {
     throw new Error(`${call}: no answer from the target (${(err as Error).message.split("\n")[0]})`);
   }

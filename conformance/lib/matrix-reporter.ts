@@ -150,7 +150,8 @@ export default class MatrixReporter implements Reporter {
     const profile = process.env.CONFORMANCE_PROFILE
       ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
       : undefined;
-    const several = this.#projects.length > 1;
+    // A run of listed targets (CONFORMANCE_TARGETS) writes each under targets/<name>, even one.
+    const several = this.#projects.length > 1 || process.env.CONFORMANCE_TARGETS !== undefined;
     let anyFailed = false;
     for (const run of this.#projects) {
       const summary = summarize(run, this.#outcomes, {
@@ -200,10 +201,7 @@ function summarize(
   });
   const totals = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const row of rows) totals[row.verdict]++;
-  // With a profile, Playwright's own status counts the expected failures; the matrix decides.
-  const broken = opts.profile
-    ? opts.result.status === "interrupted" || opts.result.status === "timedout"
-    : opts.result.status === "interrupted" || opts.result.status === "timedout";
+  const broken = opts.result.status === "interrupted" || opts.result.status === "timedout";
   const failed = broken || totals.failed > 0 || totals.uncovered > 0 || totals["unexpected pass"] > 0;
   return {
     target: run.target,

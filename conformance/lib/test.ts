@@ -44,6 +44,8 @@ interface WorkerFixtures {
   sharedContext: BrowserContext;
   /** Settings of this project's target, over the CONFORMANCE_* environment (several targets in one run). */
   targetSettings: Record<string, string>;
+  /** Requirement ids expected to fail on this target (see RunTarget.expectFailures). */
+  expectedFailures: string[];
   target: Target;
   contract: Contract;
   api: APIRequestContext;
@@ -84,6 +86,7 @@ export interface FindingsFixture {
 // biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type of a fixture that gives no value
 export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   targetSettings: [{}, { option: true, scope: "worker" }],
+  expectedFailures: [[], { option: true, scope: "worker" }],
   sharedContext: [
     async ({ browser }, use) => {
       const context = await browser.newContext();
@@ -106,9 +109,10 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         },
       }),
   // Before every check: a target that stopped answering fails the check at once, saying so,
-  // instead of each check waiting out its own timeouts.
+  // instead of each check waiting out its own timeouts. A check expected to fail is marked so.
   targetAnswers: [
-    async ({ target }, use) => {
+    async ({ target, expectedFailures }, use, testInfo) => {
+      if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
       try {
         await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
       } catch (err) {

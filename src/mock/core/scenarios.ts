@@ -41,6 +41,8 @@ export interface Switch {
   breaks?: readonly string[];
   /** tolerated: the suite's verdicts, one per setting it is run with. */
   expect?: readonly ExpectedRun[];
+  /** Switches of one group change the same thing and are never on together (dates, names, extra fields). */
+  group?: string;
 }
 
 export interface ScenarioStart {

@@ -1,7 +1,7 @@
 // Tolerated behaviours: what real ASP.NET services of the family do that the
 // description does not forbid, or forbids in a way the suite reports once.
 // The suite must pass against each, or report exactly the finding named in
-// `expect` (issue: suite fidelity); conformance/tolerance.test.ts runs them.
+// `expect`; `bawa faults` runs the suite against each and judges it.
 import type { Switch } from "../core/scenarios.ts";
 import { rewriteDates } from "./customers.ts";
 import { CUSTOMER_ANSWERS, customersInJson, mapValue } from "./transforms.ts";
@@ -21,18 +21,21 @@ const EXTRA_FIELDS = {
 export const TOLERATED: readonly Switch[] = [
   tolerated({
     name: "extra-fields-json",
+    group: "extra-fields",
     what: "JSON customers carry fields the description does not list; XML does not",
     transforms: [customersInJson((c) => ({ ...c, ...EXTRA_FIELDS }))],
     expect: [{ settings: {}, failed: [] }],
   }),
   tolerated({
     name: "extra-fields-both",
+    group: "extra-fields",
     what: "customers carry fields the description does not list, in JSON and XML",
     transforms: [{ codes: CUSTOMER_ANSWERS, apply: mapValue((c) => ({ ...c, ...EXTRA_FIELDS })) }],
     expect: [{ settings: {}, failed: [] }],
   }),
   tolerated({
     name: "camel-case-json",
+    group: "names",
     what: "JSON answers are camelCase (Json.NET's camelCase resolver), XML keeps PascalCase",
     rules: { jsonNames: "camel" },
     expect: [
@@ -42,6 +45,7 @@ export const TOLERATED: readonly Switch[] = [
   }),
   tolerated({
     name: "iso-dates",
+    group: "dates",
     what: "CocDate and VatVerificationDate are written yyyy-MM-ddTHH:mm:ss",
     transforms: [customersInJson(rewriteDates((m, d, y) => `${y}-${m}-${d}T00:00:00`))],
     expect: [
@@ -51,6 +55,7 @@ export const TOLERATED: readonly Switch[] = [
   }),
   tolerated({
     name: "dmy-dates",
+    group: "dates",
     what: "CocDate and VatVerificationDate are written d-M-yyyy",
     transforms: [customersInJson(rewriteDates((m, d, y) => `${Number(d)}-${Number(m)}-${y}`))],
     expect: [

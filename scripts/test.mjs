@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// `npm test`: every check of the project, in stages that share the machine.
+// The static checks run side by side, then two lanes at once: the unit and
+// integration tests then the suite against Prism, and the suite against the
+// own mock then the fault matrix (the longest stage). Much of a browser test is waiting on another process, so two
+// lanes keep a two-core machine busy where one after the other would not.
+// Lines of stages that run at once carry the stage's name. At the end: each
+// stage's time and result, and exit 1 when any stage failed.
+//
+//   node scripts/test.mjs [--serial] [--only stage,stage]
+//
+// --serial runs the stages one after the other (a tight machine, a clear log).
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+
+/**
+ * Stages are npm scripts of package.json; lanes run at once, each stage of a
+ * lane in order. Nothing after a failed `gate` step runs.
+ */
+const PLAN = [
+  { lanes: [["ensure-browser"]], gate: true },
+  { lanes: [["lint"], ["lint:spec"], ["check:types"], ["typecheck"]] },
+  {
+    lanes: [
+      ["test:unit", "conformance:prism"],
+      ["conformance", "faults"],
+    ],
+  },
+];
+
+const USAGE = `usage: node scripts/test.mjs [--serial] [--only stage,stage]
+
+stages: ${PLAN.flatMap((s) => s.lanes.flat()).join(", ")}
+  --serial  one stage at a time
+  --only    just these stages (in the plan's order)`;
+
+let args;
+try {
+  args = parseArgs({
+    options: { serial: { type: "boolean" }, only: { type: "string" }, help: { type: "boolean", short: "h" } },
+  }).values;
+} catch (err) {
+  console.error(`${err.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const only = args.only?.split(",").map((s) => s.trim());
+const known = new Set(PLAN.flatMap((s) => s.lanes.flat()));
+for (const name of only ?? []) {
+  if (!known.has(name)) {
+    console.error(`unknown stage ${name}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+/** @type {Array<{ name: string, seconds: number, code: number | string }>} */
+const results = [];
+const started = performance.now();
+
+function runStage(name, prefixed) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn("npm", ["run", "--silent", name], {
+      stdio: prefixed ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: process.env,
+    });
+    if (prefixed) {
+      for (const [stream, out] of [
+        [child.stdout, process.stdout],
+        [child.stderr, process.stderr],
+      ]) {
+        createInterface({ input: stream }).on("line", (line) => out.write(`[${name}] ${line}\n`));
+      }
+    }
+    child.on("close", (code, signal) => {
+      const result = { name, seconds: (performance.now() - t0) / 1000, code: code ?? signal ?? 1 };
+      results.push(result);
+      console.log(`── ${name}: ${result.code === 0 ? "passed" : `failed (${result.code})`} in ${fmt(result.seconds)}`);
+      resolve(result);
+    });
+  });
+}
+
+/** A lane stops at its first failed stage: the next ones would fail for the same reason. */
+async function runLane(lane, prefixed) {
+  for (const name of lane) {
+    if ((await runStage(name, prefixed)).code !== 0) return;
+  }
+}
+
+const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+
+for (const step of PLAN) {
+  const lanes = step.lanes.map((l) => l.filter((n) => !only || only.includes(n))).filter((l) => l.length);
+  if (lanes.length === 0) continue;
+  if (args.serial || lanes.length === 1) {
+    for (const lane of lanes) await runLane(lane, false);
+  } else {
+    console.log(`── at once: ${lanes.map((l) => l.join(" → ")).join(" | ")}`);
+    await Promise.all(lanes.map((lane) => runLane(lane, true)));
+  }
+  if (step.gate && results.some((r) => r.code !== 0)) break;
+}
+
+const total = (performance.now() - started) / 1000;
+const failed = results.filter((r) => r.code !== 0);
+const width = Math.max(...results.map((r) => r.name.length));
+console.log("\nstage times:");
+for (const r of results) {
+  console.log(
+    `  ${r.name.padEnd(width)}  ${fmt(r.seconds).padStart(10)}  ${r.code === 0 ? "passed" : `FAILED (${r.code})`}`,
+  );
+}
+console.log(`  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  (stages side by side overlap)`);
+if (failed.length) {
+  console.error(`\nnpm test: failed: ${failed.map((r) => r.name).join(", ")}`);
+  process.exit(1);
+}
+console.log("\nnpm test: everything passed");
