@@ -1,6 +1,6 @@
 // The suite's own tests (run by vitest in `npm test`): every requirement has a
-// check, every check names only listed requirements, and the configuration
-// is read as documented.
+// check in the file requirements.yaml names, every check names only listed
+// requirements, and the configuration is read as documented.
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
@@ -13,10 +13,10 @@ const run = promisify(execFile);
 
 interface ListedSuite {
   suites?: ListedSuite[];
-  specs?: Array<{ title: string; tags: string[] }>;
+  specs?: Array<{ title: string; tags: string[]; file: string }>;
 }
 
-async function listChecks(): Promise<Array<{ title: string; tags: string[] }>> {
+async function listChecks(): Promise<Array<{ title: string; tags: string[]; file: string }>> {
   const cli = resolve(PROJECT_ROOT, "node_modules/@playwright/test/cli.js");
   const { stdout } = await run(
     process.execPath,
@@ -27,7 +27,7 @@ async function listChecks(): Promise<Array<{ title: string; tags: string[] }>> {
       maxBuffer: 20 * 1024 * 1024,
     },
   );
-  const out: Array<{ title: string; tags: string[] }> = [];
+  const out: Array<{ title: string; tags: string[]; file: string }> = [];
   const walk = (s: ListedSuite) => {
     for (const spec of s.specs ?? []) out.push(spec);
     for (const child of s.suites ?? []) walk(child);
@@ -43,6 +43,11 @@ describe("the conformance suite", () => {
     const covered = new Set(checks.flatMap((c) => c.tags.map((t) => t.replace(/^@/, ""))));
     const uncovered = [...requirements().keys()].filter((id) => !covered.has(id));
     expect(uncovered, "requirements without a check").toEqual([]);
+    // The file requirements.yaml names is where a newcomer looks for, and adds, the checks.
+    const misplaced = [...requirements().values()]
+      .filter((r) => !checks.some((c) => c.file.endsWith(r.file) && c.tags.some((t) => t.replace(/^@/, "") === r.id)))
+      .map((r) => `${r.id}: no check in ${r.file}`);
+    expect(misplaced, "requirements whose file: holds none of their checks").toEqual([]);
   }, 60_000);
 
   it("lists every rule of the service description's Errors section and numbered rules", () => {

@@ -8,7 +8,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";
-import { freePort } from "../src/mock/node/server.ts";
+import { backgroundTokens, refreshForm } from "../src/mock/node/client.ts";
+import { freePort } from "../src/mock/node/listen.ts";
 import { PROJECT_ROOT } from "../src/paths.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -82,30 +83,6 @@ async function load(
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
-async function ourToken(base: string): Promise<{ access: string; refresh: string }> {
-  const gen = await fetch(`${base}/__mock/refresh-tokens`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
-  });
-  const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;
-  const tok = await fetch(`${base}/v1/OAuth/Token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: refreshForm(refresh),
-  });
-  return { access: ((await tok.json()) as { access_token: string }).access_token, refresh };
-}
-
-const refreshForm = (refresh: string) =>
-  new URLSearchParams({
-    grant_type: "refresh_token",
-    refresh_token: refresh,
-    client_id: "demo-client",
-    client_secret: "demo-secret",
-    redirect_uri: "http://localhost:5173/callback",
-  }).toString();
-
 function seedDir(customers: number): string {
   const dir = mkdtempSync(join(tmpdir(), "bawa-bench-"));
   cpSync(resolve(PROJECT_ROOT, "mock-data"), dir, { recursive: true });
@@ -145,7 +122,7 @@ async function main(): Promise<void> {
   const bare = await start("bare node:http", ["-e", bareScript], "/");
   const ours = await start("bawa mock", [BIN, "mock", "--port", "{port}", "--quiet"], "/__mock/clock");
   const prism = await start("Prism", [BIN, "prism", "--port", "{port}"], "/v1/api/DEMO/CustomerInfoList");
-  const { access, refresh } = await ourToken(ours.url);
+  const { access, refresh } = await backgroundTokens(ours.url);
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
   try {
@@ -194,7 +171,7 @@ async function main(): Promise<void> {
       [BIN, "mock", "--port", "{port}", "--quiet", "--seed", dir],
       "/__mock/clock",
     );
-    const t = await ourToken(big.url);
+    const t = await backgroundTokens(big.url);
     const result = await load(`${big.url}/v1/api/DEMO/CustomerInfoList`, { headers: auth(t.access), connections: 10 });
     lists.push({
       n,

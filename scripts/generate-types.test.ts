@@ -57,6 +57,15 @@ describe("the type drift check", () => {
   it("rejects an unknown argument with exit code 2", async () => {
     const failure = await run(TSX, [SCRIPT, "--frobnicate"]).catch((e) => e);
     expect(failure.code).toBe(2);
-    expect(failure.stderr).toMatch(/unknown argument --frobnicate/);
+    expect(failure.stderr).toMatch(/Unknown option '--frobnicate'/);
+    expect(failure.stderr).toMatch(/usage: generate-types/);
+  }, 30_000);
+
+  it("exits 1, naming the file, when the contract does not generate", async () => {
+    const broken = join(dir, "broken.yaml");
+    await writeFile(broken, "openapi: 3.1.0\npaths: [not, a, map\n");
+    const failure = await run(TSX, [SCRIPT, "--spec", broken, "--out", join(dir, "out.ts")]).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toMatch(/could not generate types from .*broken\.yaml/);
   }, 30_000);
 });

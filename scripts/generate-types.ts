@@ -4,6 +4,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { PROJECT_ROOT } from "../src/paths.ts";
 
@@ -51,29 +52,34 @@ export async function checkTypes(specPath: string, typesPath: string): Promise<D
   };
 }
 
-function parseArgs(argv: string[]) {
-  const opts = { check: false, spec: DEFAULT_SPEC, out: DEFAULT_TYPES };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "--check") opts.check = true;
-    else if (a === "--spec") opts.spec = resolve(argv[++i] ?? "");
-    else if (a === "--out") opts.out = resolve(argv[++i] ?? "");
-    else if (a === "--help" || a === "-h") {
-      console.log(
-        "usage: generate-types [--check] [--spec openapi.yaml] [--out types.ts]\n" +
-          "  writes the contract's TypeScript types; --check only verifies them (exit 1 when stale)",
-      );
+const USAGE = `usage: generate-types [--check] [--spec openapi.yaml] [--out types.ts]
+  writes the contract's TypeScript types; --check only verifies them (exit 1 when stale)
+exit codes: 0 done, 1 stale types or generation failed, 2 wrong command line`;
+
+function options(argv: string[]): { check: boolean; spec: string; out: string } {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        check: { type: "boolean", default: false },
+        spec: { type: "string", default: DEFAULT_SPEC },
+        out: { type: "string", default: DEFAULT_TYPES },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
       process.exit(0);
-    } else {
-      console.error(`generate-types: unknown argument ${a} (try --help)`);
-      process.exit(2);
     }
+    return { check: values.check, spec: resolve(values.spec), out: resolve(values.out) };
+  } catch (err) {
+    console.error(`generate-types: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
   }
-  return opts;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = options(process.argv.slice(2));
   try {
     if (opts.check) {
       const result = await checkTypes(opts.spec, opts.out);
@@ -91,7 +97,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       console.log(`generate-types: wrote ${relative(process.cwd(), opts.out)}`);
     }
   } catch (err) {
+    // A contract that does not generate is a failed run (1), not a wrong command line (2).
     console.error(`generate-types: could not generate types from ${opts.spec}: ${(err as Error).message}`);
-    process.exit(2);
+    process.exit(1);
   }
 }

@@ -67,6 +67,25 @@ test(
       if (r.isNavigationRequest() && u.href.startsWith(client.redirectUri) && carriesGrant(u)) granted.push(u);
     });
     await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ contentType: "text/html", body: "caught" }));
+    // Resolves once the post to `action` was answered or refused outright, and what it led to loaded.
+    const settled = (action: string) => {
+      const isPost = (r: { method(): string; url(): string }) => r.method() === "POST" && r.url() === action;
+      const answered = page
+        .waitForResponse((r) => isPost(r.request()), { timeout: 15_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      const refused = page.waitForEvent("requestfailed", { predicate: isPost, timeout: 15_000 }).then(
+        () => true,
+        () => false,
+      );
+      return async (what: string) => {
+        const sent = await Promise.race([answered, refused]);
+        expect(sent, `${what} was sent to ${action}`).toBe(true);
+        await page.waitForLoadState("load").catch(() => undefined);
+      };
+    };
     const post = (fields: Array<[string, string]>, action: string) =>
       `<form id="f" method="post" action="${action}">${fields.map(([n, v]) => `<input type="hidden" name="${n}" value="${v.replace(/"/g, "&quot;")}">`).join("")}</form><script>document.getElementById("f").submit()</script>`;
 
@@ -77,8 +96,9 @@ test(
     );
     await new Promise<void>((done) => attacker.listen(0, "127.0.0.1", done));
     const attackerHost = new URL(target.baseUrl).hostname === "localhost" ? "127.0.0.1" : "localhost";
+    const crossSite = settled(form.action);
     await page.goto(`http://${attackerHost}:${(attacker.address() as AddressInfo).port}/`).catch(() => undefined);
-    await page.waitForTimeout(1000);
+    await crossSite("the post from another site");
     attacker.close();
     expect(granted.map(String), "a post from another site was granted").toEqual([]);
 
@@ -87,6 +107,7 @@ test(
     const token = again.hidden.find(([n]) => /csrf|xsrf|token|verification/i.test(n));
     test.skip(!token, "the permission form has no anti-forgery field; only the cross-site refusal was checked");
     await page.setContent("<p>forging</p>");
+    const forged = settled(again.action);
     await page.evaluate(
       (html) => {
         document.body.innerHTML = html.replace(/<script>.*<\/script>/, "");
@@ -100,7 +121,7 @@ test(
         again.action,
       ),
     );
-    await page.waitForTimeout(1000);
+    await forged("the post with a forged anti-forgery value");
     expect(granted.map(String), "a forged anti-forgery value was granted").toEqual([]);
   },
 );

@@ -1,13 +1,9 @@
 // Requests to the target through Playwright's request context. Each protocol
 // step is a pair: one function sends, the checks only read the Reply.
 import type { APIRequestContext } from "@playwright/test";
+import type { Reply as Answer } from "../../src/contract/responses.ts";
 
-export interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: checks read answers of any shape and assert on them
-  json<T = any>(): T;
+export interface Reply extends Answer {
   /** "GET /v1/api/..." for messages. */
   call: string;
 }

@@ -3,7 +3,8 @@ import { type ChildProcess, execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { portalPostHttp, spawnMock } from "../mock/testing.ts";
+import { refreshForm } from "../mock/node/client.ts";
+import { DEMO_APP, portalPostHttp, spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
@@ -22,19 +23,21 @@ afterAll(() => {
 
 describe("bawa", () => {
   it("a background application: generated refresh token, then the customer lifecycle in JSON and XML", async () => {
-    const { stdout } = await bawa("refresh-token", "--client", "demo-client", "--secret", "demo-secret", "--url", url);
+    const { stdout } = await bawa(
+      "refresh-token",
+      "--client",
+      DEMO_APP.clientId,
+      "--secret",
+      DEMO_APP.clientSecret,
+      "--url",
+      url,
+    );
     const refreshToken = stdout.trim();
     expect(refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const tokenRes = await fetch(`${url}/v1/OAuth/Token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        refresh_token: refreshToken,
-        client_id: "demo-client",
-        client_secret: "demo-secret",
-        redirect_uri: "http://localhost:5173/callback",
-      }),
+      body: refreshForm(refreshToken),
     });
     const { access_token } = (await tokenRes.json()) as { access_token: string };
     const auth = { authorization: `Bearer ${access_token}` };

@@ -2,8 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
+import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
-import { freePort, type Listening, listen } from "../mock/node/server.ts";
+import { freePort, type Listening, listen } from "../mock/node/listen.ts";
+import { seedAccounts } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type Command, UsageError } from "./options.ts";
 import { startPrism } from "./prism.ts";
@@ -24,24 +26,24 @@ const FLAGS: Record<string, string> = {
 };
 
 /** The settings the suite needs to check the project's own mock, everything included. */
-export function ownMockSettings(url: string, refreshToken: string): Record<string, string> {
+export function ownMockSettings(url: string, refreshToken: string, seed = seedAccounts()): Record<string, string> {
   return {
     CONFORMANCE_REFRESH_TOKEN: refreshToken,
     CONFORMANCE_BASE_URL: url,
     CONFORMANCE_API_VERSION: "1",
-    CONFORMANCE_DATABASE: "DEMO",
-    CONFORMANCE_CLIENT_ID: "demo-client",
-    CONFORMANCE_CLIENT_SECRET: "demo-secret",
-    CONFORMANCE_REDIRECT_URI: "http://localhost:5173/callback",
-    CONFORMANCE_SCOPE: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
-    CONFORMANCE_USERNAME: "demo",
-    CONFORMANCE_PASSWORD: "demo",
-    CONFORMANCE_SECOND_CLIENT_ID: "second-client",
-    CONFORMANCE_SECOND_CLIENT_SECRET: "second-secret",
-    CONFORMANCE_SECOND_REDIRECT_URI: "http://localhost:5174/cb",
-    CONFORMANCE_PENDING_CLIENT_ID: "pending-client",
-    CONFORMANCE_PENDING_REDIRECT_URI: "http://localhost:5175/cb",
-    CONFORMANCE_FORBIDDEN_DATABASE: "OTHER",
+    CONFORMANCE_DATABASE: seed.database,
+    CONFORMANCE_CLIENT_ID: seed.app.clientId,
+    CONFORMANCE_CLIENT_SECRET: seed.app.clientSecret,
+    CONFORMANCE_REDIRECT_URI: seed.app.redirectUri,
+    CONFORMANCE_SCOPE: DEFAULT_CONFIG.scope,
+    CONFORMANCE_USERNAME: seed.user.username,
+    CONFORMANCE_PASSWORD: seed.user.password,
+    CONFORMANCE_SECOND_CLIENT_ID: seed.second.clientId,
+    CONFORMANCE_SECOND_CLIENT_SECRET: seed.second.clientSecret,
+    CONFORMANCE_SECOND_REDIRECT_URI: seed.second.redirectUri,
+    CONFORMANCE_PENDING_CLIENT_ID: seed.pending.clientId,
+    CONFORMANCE_PENDING_REDIRECT_URI: seed.pending.redirectUri,
+    CONFORMANCE_FORBIDDEN_DATABASE: seed.forbiddenDatabase,
     CONFORMANCE_KINDS: "spec,oauth,assumption",
   };
 }
@@ -161,13 +163,13 @@ export function spawnSuite(
   );
 }
 
-/** A refresh token of the mock's background user for demo-client, from its generator. */
-export function backgroundRefreshToken(mock: BawaMock): string {
+/** A refresh token of the mock's background user for the seed's first application, from its generator. */
+export function backgroundRefreshToken(mock: BawaMock, { app } = seedAccounts()): string {
   const generated = mock.handle({
     method: "POST",
     url: "/__mock/refresh-tokens",
     headers: { "content-type": "application/json" },
-    body: Buffer.from(JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })),
+    body: Buffer.from(JSON.stringify({ clientId: app.clientId, clientSecret: app.clientSecret })),
   });
   const token = (JSON.parse(generated.body ?? "{}") as { refresh_token?: string }).refresh_token;
   if (!token) throw new Error(`the mock's refresh-token generator failed: ${generated.status} ${generated.body}`);

@@ -13,20 +13,23 @@ import { compileContract } from "../contract/index.ts";
 import type { Switch } from "../mock/core/scenarios.ts";
 import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
-import { type Listening, listen } from "../mock/node/server.ts";
+import { type Listening, listen } from "../mock/node/listen.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { backgroundRefreshToken, ownMockSettings, spawnSuite } from "./conformance.ts";
 import { type Command, UsageError } from "./options.ts";
 
 /** One run of the suite against the mock with some switches on. */
-interface Case {
+export interface Case {
   /** The project's name: the switches, and the settings' number of a behaviour run more than once. */
   name: string;
   switches: Switch[];
   settings: Record<string, string>;
   /** The requirements the suite must report failed: all of them (a fault), or exactly them (a behaviour). */
   failed: readonly string[];
+  /** Whether exactly `failed` must fail (a behaviour) or at least (a fault). */
   exactly: boolean;
+  /** Whether every check runs, or only those of `failed` (a fault's run). */
+  wholeSuite?: boolean;
 }
 
 interface Outcome {
@@ -45,7 +48,7 @@ interface Outcome {
   ok: boolean;
 }
 
-interface Summary {
+export interface Summary {
   requirements: Array<{
     id: string;
     verdict: string;
@@ -58,7 +61,7 @@ const RUNTIME_ERROR = /\b(TypeError|ReferenceError|RangeError|SyntaxError|is not
 
 export const faultsCommand: Command = {
   summary: "prove the suite catches every fault switch of the mock and tolerates the real family's behaviours",
-  usage: `usage: bawa faults [--only name,name] [--jobs n]
+  usage: `usage: bawa faults [--only name,name] [--jobs n] [--whole-suite]
 
 For each fault switch of the mock (bawa mock --list-faults), checks the mock
 with that fault on, running the checks of the requirements it breaks, and
@@ -66,14 +69,19 @@ expects the suite to report those requirements failed. For each behaviour of
 the real service family the suite must tolerate, runs the whole suite (spec
 and oauth checks) with the settings its definition names and expects exactly
 the verdict written there: a pass, or the one named finding.
+A check that breaks (a TypeError, ...) instead of failing an assertion fails
+the run wherever it happens: it is a bug of the suite.
 Writes reports/faults.md and reports/faults.json. Exit 0 only when every fault
-is caught and every behaviour ends as defined.
+is caught, every behaviour ends as defined and no check broke.
 
 options:
   --only <list>   only these switches
   --jobs <n>      mocks checked at once (default: the number of cores)
+  --whole-suite   under each fault, run every check, not only those of what it
+                  breaks: proves no check breaks on any fault (about five times
+                  longer; a nightly job's run)
   -h, --help      this text`,
-  options: { only: { type: "string" }, jobs: { type: "string" } },
+  options: { only: { type: "string" }, jobs: { type: "string" }, "whole-suite": { type: "boolean" } },
   async run(values) {
     let switches: Switch[] = [...FAULTS, ...TOLERATED];
     if (typeof values.only === "string") {
@@ -89,7 +97,7 @@ options:
     // The whole-suite runs first: the short fault runs then fill the gaps they leave.
     const cases = [
       ...toleranceRuns(switches.filter((s) => s.kind === "tolerated")),
-      ...switches.filter((s) => s.kind === "fault").map(faultCase),
+      ...switches.filter((s) => s.kind === "fault").map((s) => faultCase(s, values["whole-suite"] === true)),
     ];
     const started = performance.now();
     console.log(
@@ -119,13 +127,14 @@ options:
   },
 };
 
-/** A fault's run: the checks of what it breaks, with only it on. */
-const faultCase = (s: Switch): Case => ({
+/** A fault's run: the checks of what it breaks (or every check), with only it on. */
+export const faultCase = (s: Switch, wholeSuite = false): Case => ({
   name: s.name,
   switches: [s],
   settings: {},
   failed: s.breaks ?? [],
   exactly: false,
+  wholeSuite,
 });
 
 /**
@@ -188,7 +197,7 @@ async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summ
       targets.push({
         name: c.name,
         settings,
-        ...(c.exactly ? {} : { requirements: [...c.failed] }),
+        ...(c.exactly || c.wholeSuite ? {} : { requirements: [...c.failed] }),
         expectFailures: [...c.failed],
       });
     }
@@ -219,7 +228,7 @@ async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summ
   }
 }
 
-function judge(c: Case, summary: Summary | undefined): Outcome {
+export function judge(c: Case, summary: Summary | undefined): Outcome {
   const rows = summary?.requirements ?? [];
   const failed = rows.filter((r) => r.verdict === "failed" || r.verdict === "uncovered").map((r) => r.id);
   const notChecked = rows.filter((r) => r.verdict === "not checked").map((r) => r.id);
@@ -250,14 +259,20 @@ function judge(c: Case, summary: Summary | undefined): Outcome {
   };
 }
 
+/** The checks that broke instead of failing an assertion, to be fixed in the suite. */
+function broke(outcomes: Outcome[]): string[] {
+  const lines = outcomes.flatMap((o) => o.crashed.map((c) => `- \`${o.case}\`: ${c}`));
+  return lines.length ? ["## Checks that broke (bugs of the suite)", "", ...lines, ""] : [];
+}
+
 function table(score: string, faults: Outcome[], tolerated: Outcome[]): string {
   const faultRows = faults.map(
     (o) =>
-      `| \`${o.case}\` | ${o.what} | ${o.expected.join(", ")} | ${o.caughtBy.join("; ") || "—"} | ${o.ok ? "caught" : "**not caught**"} |`,
+      `| \`${o.case}\` | ${o.what} | ${o.expected.join(", ")} | ${o.caughtBy.join("; ") || "—"} | ${o.ok ? "caught" : o.crashed.length ? "**a check broke**" : "**not caught**"} |`,
   );
   const toleratedRows = tolerated.map(
     (o) =>
-      `| \`${o.case}\` | ${o.what} | ${o.expected.join(", ") || "none (a pass)"} | ${o.failed.join(", ") || "none"}${o.notChecked.length ? `; not checked because of it: ${o.notChecked.join(", ")}` : ""} | ${o.ok ? "as defined" : "**not as defined**"} |`,
+      `| \`${o.case}\` | ${o.what} | ${o.expected.join(", ") || "none (a pass)"} | ${o.failed.join(", ") || "none"}${o.notChecked.length ? `; not checked because of it: ${o.notChecked.join(", ")}` : ""} | ${o.ok ? "as defined" : o.crashed.length ? "**a check broke**" : "**not as defined**"} |`,
   );
   return [
     "# Fault matrix",
@@ -276,5 +291,6 @@ function table(score: string, faults: Outcome[], tolerated: Outcome[]): string {
     "|---|---|---|---|---|",
     ...toleratedRows,
     "",
+    ...broke(faults.concat(tolerated)),
   ].join("\n");
 }

@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
 import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
-import { type Listening, listen } from "../mock/node/server.ts";
+import { type Listening, listen } from "../mock/node/listen.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
 

@@ -3,6 +3,17 @@
 import type { CompiledContract, JsonSchema, Problem } from "./index.ts";
 import { XmlError } from "./xml.ts";
 
+/** An answer as the tests and the suite read it, however it was obtained (in process, over HTTP). */
+export interface Reply {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  text: string;
+  /** The body parsed as JSON; throws, saying what the body was, when it is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: answers of any shape are read, then asserted on
+  json<T = any>(): T;
+}
+
 export interface ObservedResponse {
   status: number;
   contentType: string | undefined;

@@ -70,7 +70,7 @@ function loadCustomers(contract: CompiledContract, dir: string): Seed {
   return seed;
 }
 
-function loadOAuth(dir: string): OAuthSeed {
+export function loadOAuth(dir: string = DEFAULT_SEED_DIR): OAuthSeed {
   const path = join(dir, "oauth.yaml");
   const where = relative(process.cwd(), path) || path;
   const data = parse(readText(path)) as Partial<OAuthSeed> | null;
@@ -99,4 +99,40 @@ function loadOAuth(dir: string): OAuthSeed {
     throw new SeedError(`${where}: backgroundUser ${data.backgroundUser} is not one of the users`);
   }
   return data as OAuthSeed;
+}
+
+/** The seed's accounts in the roles the suite and the tests give them. */
+export interface SeedAccounts {
+  /** The first active application: the one a frontend and the suite use. */
+  app: Application;
+  /** The second active one, for the checks that codes and tokens are bound to their client. */
+  second: Application;
+  /** The first application not yet active. */
+  pending: Application;
+  /** The first user who is not the background user, and the first database it may use. */
+  user: User;
+  database: string;
+  /** A database of another user that this one may not use. */
+  forbiddenDatabase: string;
+}
+
+/** Reads the roles from mock-data/oauth.yaml, so a changed seed changes every caller with it. */
+export function seedAccounts(oauth: OAuthSeed = loadOAuth()): SeedAccounts {
+  const active = oauth.applications.filter((a) => a.status === "Actief");
+  const pending = oauth.applications.find((a) => a.status !== "Actief");
+  const user = oauth.users.find((u) => u.username !== oauth.backgroundUser && u.databases.length > 0);
+  const forbidden = oauth.users.flatMap((u) => u.databases).find((d) => !user?.databases.includes(d));
+  if (active.length < 2 || !pending || !user || !forbidden) {
+    throw new SeedError(
+      "mock-data/oauth.yaml needs two active applications, one pending, and two users with different databases",
+    );
+  }
+  return {
+    app: active[0]!,
+    second: active[1]!,
+    pending,
+    user,
+    database: user.databases[0]!,
+    forbiddenDatabase: forbidden,
+  };
 }

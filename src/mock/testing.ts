@@ -3,28 +3,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { expect } from "vitest";
-import { checkResponse } from "../contract/responses.ts";
+import { type Reply as Answer, checkResponse } from "../contract/responses.ts";
 import { PROJECT_ROOT } from "../paths.ts";
+import { DEFAULT_CONFIG } from "./core/app.ts";
 import type { MockRequest, MockResponse } from "./core/http.ts";
 import { type BawaMock, buildMock } from "./index.ts";
+import { seedAccounts } from "./seed.ts";
 
-export const DEMO_APP = {
-  clientId: "demo-client",
-  clientSecret: "demo-secret",
-  redirectUri: "http://localhost:5173/callback",
-};
-export const SECOND_APP = {
-  clientId: "second-client",
-  clientSecret: "second-secret",
-  redirectUri: "http://localhost:5174/cb",
-};
-export const SCOPE = "http://BusinessAdmin.Mock.API/Web/WebApi/*";
+/** The seed's accounts (mock-data/oauth.yaml) in their roles. */
+export const SEED = seedAccounts();
+export const DEMO_APP = SEED.app;
+export const SECOND_APP = SEED.second;
+export const SCOPE = DEFAULT_CONFIG.scope;
 
-export interface Reply extends MockResponse {
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read answers of any shape and assert on them
-  json<T = any>(): T;
-}
+export interface Reply extends MockResponse, Answer {}
 
 export function call(
   mock: BawaMock,
@@ -41,7 +33,17 @@ export function call(
   };
   const res = mock.handle(req);
   const text = res.body ?? "";
-  return { ...res, text, json: () => JSON.parse(text) };
+  return {
+    ...res,
+    text,
+    json: () => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`${method} ${url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+      }
+    },
+  };
 }
 
 /** A control call (JSON, as the mock requires of them), in process. */

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
-import { freePort } from "../mock/node/server.ts";
+import { freePort } from "../mock/node/listen.ts";
 import { loadSeed } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { prismDocument } from "./document.ts";

@@ -59,6 +59,12 @@ export function parseParams(text: string): Params {
   return out;
 }
 
+/** The parameters of a body posted as a form; `undefined` when it is posted as something else. */
+export function formOf(req: Pick<MockRequest, "headers" | "body">): Params | undefined {
+  if (mediaTypeOf(req.headers["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
+  return parseParams(req.body?.toString("utf8") ?? "");
+}
+
 /** The single value of a parameter; `undefined` when absent, `null` when repeated. */
 export function single(params: Params, name: string): string | undefined | null {
   const v = params.get(name);

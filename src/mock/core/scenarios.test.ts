@@ -2,7 +2,7 @@
 // mock runs, latency, forced failures, tokens, the request log, the control token.
 import { describe, expect, it } from "vitest";
 import { buildMock } from "../index.ts";
-import { call, codeFlowTokens, control, expectContract, freshMock } from "../testing.ts";
+import { call, codeFlowTokens, control, DEMO_APP, expectContract, freshMock } from "../testing.ts";
 import { LOG_SIZE } from "./request-log.ts";
 
 const OPERATIONS: Array<[string, string, string, string, number[]]> = [
@@ -180,7 +180,7 @@ describe("the request log", () => {
       status: 400,
       route: "createCustomer",
       code: "body.invalid",
-      client: "demo-client",
+      client: DEMO_APP.clientId,
       user: "demo",
       database: "DEMO",
     });

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumLaunchOptions } from "../../browser.ts";
 import { PROJECT_ROOT } from "../../paths.ts";
 import { buildMock } from "../index.ts";
-import { type Listening, listen } from "../node/server.ts";
-import { codeFlowTokens } from "../testing.ts";
+import { backgroundTokens } from "../node/client.ts";
+import { type Listening, listen } from "../node/listen.ts";
+import { codeFlowTokens, DEMO_APP } from "../testing.ts";
 
 const SHOTS = resolve(PROJECT_ROOT, "reports/dashboard");
 let server: Listening;
@@ -53,7 +54,7 @@ describe("the dashboard in headless Chromium", () => {
     expect(refused.headers.get("x-bawa-faults")).toBe("valid-tokens-refused");
     const row = logRow(page, "/v1/api/DEMO/Customer/1002");
     await expect.poll(() => row.locator("td.status").textContent()).toBe("401");
-    expect(await row.textContent()).toContain("demo-client");
+    expect(await row.textContent()).toContain(DEMO_APP.clientId);
     await page.screenshot({ path: resolve(SHOTS, "dashboard-fault.jpg"), fullPage: true, quality: 80 });
     await page.uncheck('#faults input[name="valid-tokens-refused"]');
     await expect.poll(async () => (await api()).status).toBe(200);
@@ -73,23 +74,7 @@ describe("the dashboard in headless Chromium", () => {
     await page.click("#reset");
     await expect.poll(() => page.locator("#active").isHidden()).toBe(true);
     expect(await page.isChecked('#faults input[name="field-missing"]')).toBe(false);
-    const fresh = await fetch(`${server.url}/__mock/refresh-tokens`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
-    });
-    const refresh = ((await fresh.json()) as { refresh_token: string }).refresh_token;
-    const exchanged = await fetch(`${server.url}/v1/OAuth/Token`, {
-      method: "POST",
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        refresh_token: refresh,
-        client_id: "demo-client",
-        client_secret: "demo-secret",
-        redirect_uri: "http://localhost:5173/callback",
-      }),
-    });
-    token = ((await exchanged.json()) as { access_token: string }).access_token;
+    token = (await backgroundTokens(server.url)).access;
     const back = await api();
     expect(back.status).toBe(200);
     expect(back.headers.get("x-bawa-faults")).toBeNull();

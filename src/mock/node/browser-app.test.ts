@@ -9,8 +9,8 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumLaunchOptions } from "../../browser.ts";
 import { buildMock } from "../index.ts";
-import { DEMO_APP, SCOPE } from "../testing.ts";
-import { type Listening, listen } from "./server.ts";
+import { DEMO_APP, SCOPE, SEED } from "../testing.ts";
+import { type Listening, listen } from "./listen.ts";
 
 let server: Listening;
 let browser: Browser;
@@ -35,6 +35,7 @@ afterAll(async () => {
 /** The app: a page whose script does what a frontend does, and reports each step. */
 const appPage = (api: string) => `<!doctype html><meta charset="utf-8"><title>app</title><script>
 const api = ${JSON.stringify(api)};
+const client = ${JSON.stringify({ client_id: DEMO_APP.clientId, client_secret: DEMO_APP.clientSecret })};
 async function step(name, run) {
   try { return await run(); } catch (e) { window.results.push([name, "error: " + e.message]); throw e; }
 }
@@ -56,7 +57,7 @@ window.run = async (refreshToken) => {
   results.push(["read", gone.status, gone.headers.get("www-authenticate") === null]);
   const refreshed = await step("refresh", () => fetch(api + "/v1/OAuth/Token", {
     method: "POST",
-    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "demo-client", client_secret: "demo-secret", redirect_uri: location.origin + "/callback" }),
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, ...client, redirect_uri: location.origin + "/callback" }),
   }));
   results.push(["refresh", refreshed.status, (await refreshed.json()).expires_in]);
   const denied = await step("401", () => fetch(api + "/v1/api/DEMO/CustomerInfoList"));
@@ -102,8 +103,8 @@ describe("a browser app on http://localhost:5173", () => {
       state: "app-state",
     }).toString();
     await page.evaluate((to) => location.assign(to), authorize.href);
-    await page.fill('input[name="username"]', "demo");
-    await page.fill('input[name="password"]', "demo");
+    await page.fill('input[name="username"]', SEED.user.username);
+    await page.fill('input[name="password"]', SEED.user.password);
     await page.click('button[type="submit"]');
     await page.click('button[name="decision"][value="allow"]');
     await page.waitForURL((u) => u.href.startsWith(`${app.origin}/callback`));

@@ -11,7 +11,7 @@ import { chromiumLaunchOptions } from "../../browser.ts";
 import { ownMockSettings } from "../../cli/conformance.ts";
 import { buildMock } from "../index.ts";
 import { DEMO_APP, SCOPE } from "../testing.ts";
-import { type Listening, listen } from "./server.ts";
+import { type Listening, listen } from "./listen.ts";
 
 let server: Listening;
 let browser: Browser;
@@ -155,12 +155,13 @@ describe("in headless Chromium", () => {
       res.writeHead(200, { "content-type": "text/html" }).end(`<iframe src="${url}"></iframe>`),
     );
     await new Promise<void>((done) => framer.listen(0, "127.0.0.1", done));
+    const framed = page.waitForResponse((r) => r.url() === url);
     await page.goto(`http://localhost:${(framer.address() as AddressInfo).port}/`);
-    await page.waitForTimeout(1000);
+    await framed;
     framer.close();
     const frame = page.frames().find((f) => f !== page.mainFrame())!;
     // Chromium replaces a frame it refused to render with its own error page.
-    expect(frame.url()).toMatch(/^chrome-error:/);
+    await expect.poll(() => frame.url()).toMatch(/^chrome-error:/);
     expect(await frame.locator('h1:text-is("Log in"), h1:text-is("Authorization failed")').count()).toBe(0);
     await page.close();
   }, 60_000);

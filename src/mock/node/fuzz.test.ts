@@ -5,7 +5,9 @@ import type { ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedAccounts } from "../seed.ts";
 import { spawnMock } from "../testing.ts";
+import { backgroundTokens } from "./client.ts";
 
 const SECONDS = Number(process.env.BAWA_FUZZ_SECONDS ?? 8);
 const SEED = Number(process.env.BAWA_FUZZ_SEED ?? (process.env.CI ? 20261121 : Date.now() % 2 ** 31));
@@ -14,27 +16,7 @@ let child: ChildProcess;
 let base: string;
 let token = "";
 
-async function freshToken(): Promise<string> {
-  const json = { "content-type": "application/json" };
-  const gen = await fetch(`${base}/__mock/refresh-tokens`, {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
-  });
-  const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;
-  const res = await fetch(`${base}/v1/OAuth/Token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "refresh_token",
-      refresh_token: refresh,
-      client_id: "demo-client",
-      client_secret: "demo-secret",
-      redirect_uri: "http://localhost:5173/callback",
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+const freshToken = async () => (await backgroundTokens(base)).access;
 
 beforeAll(async () => {
   ({ child, url: base } = await spawnMock());
@@ -77,7 +59,7 @@ const word = fc.constantFrom(
   "Permission",
   "portal",
   "applications",
-  "demo-client",
+  seedAccounts().app.clientId,
   "redirect-uri",
   "__mock",
   "clock",

@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BawaMock, buildMock } from "../index.ts";
 import { codeFlowTokens, DEMO_APP, portalPostHttp, SCOPE, tokenRequest } from "../testing.ts";
-import { type Listening, listen } from "./server.ts";
+import { type Listening, listen } from "./listen.ts";
 
 let mock: BawaMock;
 let server: Listening;
@@ -95,8 +95,8 @@ describe("the portal and the control calls from another site", () => {
   const form = { "content-type": "application/x-www-form-urlencoded" };
 
   it("a portal form posted without the portal's own token, or from another Origin, is refused", async () => {
-    const before = mock.registry.application("demo-client")!.redirectUri;
-    const crossSite = await fetch(url("/portal/applications/demo-client/redirect-uri"), {
+    const before = mock.registry.application(DEMO_APP.clientId)!.redirectUri;
+    const crossSite = await fetch(url(`/portal/applications/${DEMO_APP.clientId}/redirect-uri`), {
       method: "POST",
       redirect: "manual",
       headers: { ...form, origin: "http://attacker.example" },
@@ -110,14 +110,14 @@ describe("the portal and the control calls from another site", () => {
       body: "name=X&redirect_uri=http%3A%2F%2Fattacker.example%2Fcb",
     });
     expect(noToken.status).toBe(403);
-    expect(mock.registry.application("demo-client")!.redirectUri).toBe(before);
+    expect(mock.registry.application(DEMO_APP.clientId)!.redirectUri).toBe(before);
   });
 
   it.each([
     ["/__mock/reset", ""],
     ["/__mock/clock", '{"advanceSeconds": 7200}'],
     ["/__mock/applications/pending-client/activate", ""],
-    ["/__mock/refresh-tokens", JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" })],
+    ["/__mock/refresh-tokens", JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret })],
   ])("POST %s as a simple cross-site request (text/plain) is 415, from a foreign Origin 403", async (path, body) => {
     const simple = await fetch(url(path), { method: "POST", headers: { "content-type": "text/plain" }, body });
     expect(simple.status).toBe(415);
@@ -132,22 +132,31 @@ describe("the portal and the control calls from another site", () => {
 
   it("a foreign Host (DNS rebinding) can neither read nor change the portal and the control calls", async () => {
     const host = `attacker.example:${new URL(server.url).port}`;
-    for (const path of ["/portal/applications/demo-client", "/portal", "/__mock/clock", "/__mock/applications"]) {
+    for (const path of [
+      `/portal/applications/${DEMO_APP.clientId}`,
+      "/portal",
+      "/__mock/clock",
+      "/__mock/applications",
+    ]) {
       const text = await raw(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
       expect(text, path).toMatch(/^HTTP\/1.1 403 /);
-      expect(text).not.toContain("demo-secret");
+      expect(text).not.toContain(DEMO_APP.clientSecret);
     }
     const posts: Array<[string, string, string]> = [
       ["/portal/applications", "application/x-www-form-urlencoded", "name=X&redirect_uri=http%3A%2F%2Fa.example%2Fcb"],
       [
-        "/portal/applications/demo-client/redirect-uri",
+        `/portal/applications/${DEMO_APP.clientId}/redirect-uri`,
         "application/x-www-form-urlencoded",
         "redirect_uri=http%3A%2F%2Fa.example%2Fcb",
       ],
       ["/__mock/reset", "application/json", "{}"],
       ["/__mock/clock", "application/json", '{"advanceSeconds":1}'],
       ["/__mock/applications/pending-client/activate", "application/json", "{}"],
-      ["/__mock/refresh-tokens", "application/json", '{"clientId":"demo-client","clientSecret":"demo-secret"}'],
+      [
+        "/__mock/refresh-tokens",
+        "application/json",
+        JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret }),
+      ],
     ];
     for (const [path, type, body] of posts) {
       const text = await raw(
@@ -156,7 +165,7 @@ describe("the portal and the control calls from another site", () => {
       expect(text, path).toMatch(/^HTTP\/1.1 403 /);
     }
     expect(mock.registry.application("pending-client")!.status).toBe("pending");
-    expect(mock.registry.application("demo-client")!.redirectUri).toBe(DEMO_APP.redirectUri);
+    expect(mock.registry.application(DEMO_APP.clientId)!.redirectUri).toBe(DEMO_APP.redirectUri);
   });
 });
 

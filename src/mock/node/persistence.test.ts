@@ -5,32 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnMock } from "../testing.ts";
+import { backgroundTokens } from "./client.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bawa-data-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const startMock = () => spawnMock(["--data-dir", dir]);
 
-async function token(url: string): Promise<string> {
-  const gen = await fetch(`${url}/__mock/refresh-tokens`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
-  });
-  const refresh = ((await gen.json()) as { refresh_token: string }).refresh_token;
-  const res = await fetch(`${url}/v1/OAuth/Token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "refresh_token",
-      refresh_token: refresh,
-      client_id: "demo-client",
-      client_secret: "demo-secret",
-      redirect_uri: "http://localhost:5173/callback",
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+const token = async (url: string) => (await backgroundTokens(url)).access;
 
 /** What a client knows of one customer: its last acknowledged state, and a change in flight when the mock died. */
 interface Known {

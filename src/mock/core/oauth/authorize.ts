@@ -3,7 +3,7 @@
 // rules. Until client and redirect URI are verified nothing redirects
 // (RFC 6749 4.1.2.1, RFC 9700 4.11); later errors go back to the client.
 import { randomBytes } from "node:crypto";
-import { type MockResponse, mediaTypeOf, type Params, parseParams, single } from "../http.ts";
+import { formOf, type MockResponse, type Params, single } from "../http.ts";
 import { MAX_PENDING_AUTHORIZATIONS } from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { errorScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
@@ -172,7 +172,7 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
   };
 
   const submitLogin = (req: RoutedRequest): MockResponse => {
-    const form = readForm(req);
+    const form = formOf(req);
     if (!form) return errorPage(req, "The login form must be posted as application/x-www-form-urlencoded.");
     const found = find(req, form, true);
     if (!found.ok) return found.response;
@@ -219,7 +219,7 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
   };
 
   const submitPermission = (req: RoutedRequest): MockResponse => {
-    const form = readForm(req);
+    const form = formOf(req);
     if (!form) return errorPage(req, "The permission form must be posted as application/x-www-form-urlencoded.");
     const found = find(req, form, true);
     if (!found.ok) return found.response;
@@ -277,11 +277,6 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
 }
 
 const newKey = () => randomBytes(24).toString("base64url");
-
-function readForm(req: RoutedRequest): Params | undefined {
-  if (mediaTypeOf(req.headers["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  return parseParams(req.body?.toString("utf8") ?? "");
-}
 
 /**
  * Sends the user agent back to the client with the result in the query or

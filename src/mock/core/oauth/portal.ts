@@ -3,7 +3,7 @@
 // changes its redirect URI. Outside the version segment. Its forms carry an
 // anti-forgery token bound to a cookie, so no other site can post them.
 import { createHmac, randomBytes } from "node:crypto";
-import { type Params, parseParams, single } from "../http.ts";
+import { formOf, type Params, single } from "../http.ts";
 import { MAX_APPLICATION_NAME, MAX_APPLICATIONS } from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { html, screen } from "./pages.ts";
@@ -86,7 +86,8 @@ ${guard.field}
     );
   };
 
-  const form = (req: RoutedRequest) => parseParams(req.body?.toString("utf8") ?? "");
+  // A post that is not a form has none of the fields, and is refused for the first one missing.
+  const form = (req: RoutedRequest): Params => formOf(req) ?? new Map();
   const find = (req: RoutedRequest) => registry.application(req.params.client_id ?? "");
   const notFound = (req: RoutedRequest) =>
     screen(404, "Not found", `<p class="error">No application ${html(req.params.client_id ?? "")}.</p>`);

@@ -2,7 +2,7 @@
 // Endpoints; RFC 6749 4.1.3 and 6). Client credentials come in the form body,
 // as every known client of the family sends them, or in an HTTP Basic header,
 // as RFC 6749 2.3.1 says a server MUST support (A-TOKEN-CLIENT-AUTH).
-import { type MockResponse, mediaTypeOf, parseParams } from "../http.ts";
+import { formOf, type MockResponse } from "../http.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import type { Registry } from "./registry.ts";
 import { sameSecret } from "./secrets.ts";
@@ -15,10 +15,8 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
     const { rules, config } = req.ctx;
     const fail = (status: 400 | 401, error: TokenError, description: string, headers: Record<string, string> = {}) =>
       tokenAnswer(req, status, { error, error_description: description }, headers, { code: "token.error" });
-    if (mediaTypeOf(req.headers["content-type"]) !== "application/x-www-form-urlencoded") {
-      return fail(400, "invalid_request", "send the parameters as application/x-www-form-urlencoded");
-    }
-    const form = parseParams(req.body?.toString("utf8") ?? "");
+    const form = formOf(req);
+    if (!form) return fail(400, "invalid_request", "send the parameters as application/x-www-form-urlencoded");
     const repeated = [...form].find(([, v]) => v.length > 1);
     if (repeated) return fail(400, "invalid_request", `${repeated[0]} is repeated`);
     const get = (name: string) => form.get(name)?.[0];
@@ -143,7 +141,7 @@ function tokenAnswer(
     meta: {
       ...meta,
       value: body,
-      grantType: String(parseParams(req.body?.toString("utf8") ?? "").get("grant_type")?.[0] ?? ""),
+      grantType: formOf(req)?.get("grant_type")?.[0] ?? "",
       ...(status >= 400 ? { problem: `${body.error}: ${body.error_description}` } : {}),
     },
   };

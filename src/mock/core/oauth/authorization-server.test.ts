@@ -190,7 +190,7 @@ describe("authorization codes", () => {
         grant_type: "authorization_code",
         code: codeOf(mock),
         ...creds(DEMO_APP),
-        redirect_uri: "http://localhost:5173/callback/",
+        redirect_uri: `${DEMO_APP.redirectUri}/`,
       }).json().error,
     ).toBe("invalid_grant");
   });
@@ -228,7 +228,7 @@ describe("token endpoint refusals (RFC 6749 5.2)", () => {
     ["a missing redirect_uri", { redirect_uri: "" }, 400, "invalid_request"],
     ["an unknown client", { client_id: "nobody" }, 401, "invalid_client"],
     ["a pending client", { client_id: "pending-client", client_secret: "pending-secret" }, 401, "invalid_client"],
-    ["a wrong secret", { client_secret: "demo-secret " }, 401, "invalid_client"],
+    ["a wrong secret", { client_secret: `${DEMO_APP.clientSecret} ` }, 401, "invalid_client"],
     ["another scope", { scope: "http://Other.Thing.API/Web/WebApi/*" }, 400, "invalid_scope"],
     ["an unknown code", {}, 400, "invalid_grant"],
   ])("%s", (_name, change, status, error) => {
@@ -266,12 +266,12 @@ describe("the authorization endpoint", () => {
     ],
     ["no client_id", { client_id: "" }, /client_id is missing/],
     ["no redirect_uri", { redirect_uri: "" }, /redirect_uri is missing/],
-    ["a trailing slash", { redirect_uri: "http://localhost:5173/callback/" }, /does not match/],
+    ["a trailing slash", { redirect_uri: `${DEMO_APP.redirectUri}/` }, /does not match/],
     ["another case", { redirect_uri: "http://localhost:5173/Callback" }, /does not match/],
-    ["an extra path segment", { redirect_uri: "http://localhost:5173/callback/x" }, /does not match/],
-    ["an added query", { redirect_uri: "http://localhost:5173/callback?x=1" }, /does not match/],
-    ["https for http", { redirect_uri: "https://localhost:5173/callback" }, /does not match/],
-    ["an added fragment", { redirect_uri: "http://localhost:5173/callback#x" }, /does not match/],
+    ["an extra path segment", { redirect_uri: `${DEMO_APP.redirectUri}/x` }, /does not match/],
+    ["an added query", { redirect_uri: `${DEMO_APP.redirectUri}?x=1` }, /does not match/],
+    ["https for http", { redirect_uri: DEMO_APP.redirectUri.replace("http:", "https:") }, /does not match/],
+    ["an added fragment", { redirect_uri: `${DEMO_APP.redirectUri}#x` }, /does not match/],
     [
       "another host ending in the registered one",
       { redirect_uri: "http://evil-localhost:5173/callback" },

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildMock } from "../index.ts";
 import { codeFlowTokens } from "../testing.ts";
-import { type Listening, listen } from "./server.ts";
+import { type Listening, listen } from "./listen.ts";
 
 let server: Listening;
 let auth: { authorization: string };

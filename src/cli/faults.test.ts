@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
+import { type Case, faultCase, judge, type Summary, toleranceRuns } from "./faults.ts";
+
+const row = (id: string, verdict: string, checks: Summary["requirements"][number]["checks"] = []) => ({
+  id,
+  verdict,
+  checks,
+});
+
+describe("the tolerance runs", () => {
+  const runs = toleranceRuns(TOLERATED);
+
+  it("hold every expectation of every tolerated behaviour once", () => {
+    const held = runs.flatMap((r) => r.switches.map((s) => `${s.name} ${JSON.stringify(r.settings)}`));
+    const defined = TOLERATED.flatMap((s) => (s.expect ?? []).map((e) => `${s.name} ${JSON.stringify(e.settings)}`));
+    expect(held.sort()).toEqual(defined.sort());
+  });
+
+  it("never put a finding beside another behaviour, nor two of one group together", () => {
+    for (const r of runs) {
+      if (r.failed.length > 0) expect(r.switches).toHaveLength(1);
+      const groups = r.switches.map((s) => s.group).filter(Boolean);
+      expect(new Set(groups).size).toBe(groups.length);
+    }
+  });
+
+  it("pack the behaviours the suite must pass with the same settings", () => {
+    expect(runs.length).toBeLessThan(TOLERATED.reduce((n, s) => n + (s.expect?.length ?? 0), 0));
+    expect(runs.filter((r) => r.switches.length > 1).length).toBeGreaterThan(0);
+  });
+});
+
+describe("judging a run", () => {
+  const fault = faultCase(FAULTS.find((f) => f.name === "scope-other")!);
+  const behaviour: Case = { ...runsOf("dmy-dates")[0]! };
+
+  function runsOf(name: string): Case[] {
+    return toleranceRuns(TOLERATED.filter((s) => s.name === name));
+  }
+
+  it("a fault is caught when at least what it breaks failed", () => {
+    const summary = { requirements: [row("SCOPE-SINGLE", "failed"), row("TOKEN-RESPONSE", "failed")] };
+    expect(judge(fault, summary).ok).toBe(true);
+    expect(judge(fault, { requirements: [row("SCOPE-SINGLE", "passed")] }).ok).toBe(false);
+    expect(judge(fault, undefined).ok).toBe(false);
+  });
+
+  it("a behaviour ends as defined only with exactly its finding; not checked is no failure", () => {
+    const exact = { requirements: [row("CUST-DATES", "failed"), row("CUST-FIELDS", "not checked")] };
+    expect(judge(behaviour, exact)).toMatchObject({ ok: true, notChecked: ["CUST-FIELDS"] });
+    const more = { requirements: [row("CUST-DATES", "failed"), row("CUST-FIELDS", "failed")] };
+    expect(judge(behaviour, more).ok).toBe(false);
+  });
+
+  it("a check that broke instead of asserting fails the run, even where a failure was expected", () => {
+    const summary = {
+      requirements: [
+        row("SCOPE-SINGLE", "failed", [
+          { title: "one scope", status: "failed", reason: "TypeError: Cannot convert undefined or null to object" },
+        ]),
+      ],
+    };
+    const outcome = judge(fault, summary);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.crashed[0]).toContain("SCOPE-SINGLE: one scope: TypeError");
+    const asserted = {
+      requirements: [
+        row("SCOPE-SINGLE", "failed", [
+          { title: "one scope", status: "failed", reason: "Error: expect(received).toBe(expected)" },
+        ]),
+      ],
+    };
+    expect(judge(fault, asserted).ok).toBe(true);
+  });
+});
