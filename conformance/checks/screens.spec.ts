@@ -1,6 +1,7 @@
 // The login and permission screens: no framing (clickjacking), no forged posts (CSRF), no open redirect.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Request, Response } from "@playwright/test";
 import { send } from "../lib/http.ts";
 import { authorizeUrl, carriesGrant, walkScreens } from "../lib/screens.ts";
 import { covers, expect, needLogin, test } from "../lib/test.ts";
@@ -67,23 +68,33 @@ test(
       if (r.isNavigationRequest() && u.href.startsWith(client.redirectUri) && carriesGrant(u)) granted.push(u);
     });
     await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ contentType: "text/html", body: "caught" }));
-    // Resolves once the post to `action` was answered or refused outright, and what it led to loaded.
+    // Resolves once the post to `action` was answered or refused outright and the page it led to loaded.
+    // The load matters: a test that ends while that navigation is still committing can hang the page's
+    // close until the test times out. Plain listeners, removed afterwards, so no waiter outlives the test.
     const settled = (action: string) => {
-      const isPost = (r: { method(): string; url(): string }) => r.method() === "POST" && r.url() === action;
-      const answered = page
-        .waitForResponse((r) => isPost(r.request()), { timeout: 15_000 })
-        .then(
-          () => true,
-          () => false,
-        );
-      const refused = page.waitForEvent("requestfailed", { predicate: isPost, timeout: 15_000 }).then(
-        () => true,
-        () => false,
-      );
+      const isPost = (r: Request) => r.method() === "POST" && r.url() === action;
+      let sent = false;
+      let done: () => void = () => undefined;
+      const finished = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      const onSent = () => {
+        sent = true;
+      };
+      const onResponse = (r: Response) => isPost(r.request()) && onSent();
+      const onFailed = (r: Request) => isPost(r) && onSent();
+      const onLoad = () => sent && done();
+      page.on("response", onResponse);
+      page.on("requestfailed", onFailed);
+      page.on("load", onLoad);
+      const timer = setTimeout(done, 15_000);
       return async (what: string) => {
-        const sent = await Promise.race([answered, refused]);
+        await finished;
+        clearTimeout(timer);
+        page.off("response", onResponse);
+        page.off("requestfailed", onFailed);
+        page.off("load", onLoad);
         expect(sent, `${what} was sent to ${action}`).toBe(true);
-        await page.waitForLoadState("load").catch(() => undefined);
       };
     };
     const post = (fields: Array<[string, string]>, action: string) =>
