@@ -14,11 +14,12 @@ import { defineConfig } from "@playwright/test";
 import { parse } from "yaml";
 import { chromiumLaunchOptions } from "../src/browser.ts";
 import { KINDS, type Kind } from "./lib/config.ts";
+import { matrixReporter, reporters } from "./lib/reporters.ts";
 import { kindTag } from "./lib/requirements.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-// A run may write elsewhere (the fault matrix and the installed-package test do).
-const reports = process.env.CONFORMANCE_REPORTS_DIR ?? resolve(here, "../reports/conformance");
+// `bawa conformance --output` and the fault matrix choose the folder; by default the current directory's.
+const reports = resolve(process.env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance");
 
 /** One target of a run: settings over the environment, and which requirements to check there. */
 export interface RunTarget {
@@ -48,6 +49,11 @@ const targets: RunTarget[] = process.env.CONFORMANCE_TARGETS
   ? (JSON.parse(readFileSync(process.env.CONFORMANCE_TARGETS, "utf8")) as RunTarget[])
   : [{ name: "target", settings: {}, expectFailures: profiled }];
 
+// Several targets (the fault matrix): one worker each, CONFORMANCE_WORKERS of them at once. One target:
+// CONFORMANCE_WORKERS checks at once (default 1, gentle on a real environment).
+const several = process.env.CONFORMANCE_TARGETS !== undefined;
+const perTarget = Number(process.env.CONFORMANCE_WORKERS ?? 1);
+
 const kindsOf = (t: RunTarget) =>
   (t.settings.CONFORMANCE_KINDS ?? process.env.CONFORMANCE_KINDS ?? "spec,oauth")
     .split(",")
@@ -65,28 +71,29 @@ const selection = (t: RunTarget) => {
 export default defineConfig<object, { targetSettings: Record<string, string>; expectedFailures: string[] }>({
   testDir: resolve(here, "checks"),
   outputDir: resolve(reports, "test-results"),
-  workers: Number(process.env.CONFORMANCE_WORKERS ?? Math.min(targets.length, availableParallelism())),
+  workers: several
+    ? Number(process.env.CONFORMANCE_WORKERS ?? Math.min(targets.length, availableParallelism()))
+    : perTarget,
   fullyParallel: false,
   retries: 0,
   timeout: 90_000,
   projects: targets.map((t) => ({
     name: t.name,
-    workers: 1,
+    workers: several ? 1 : perTarget,
     grep: selection(t),
     use: { targetSettings: t.settings, expectedFailures: t.expectFailures ?? [] },
-    metadata: { kinds: kindsOf(t), filtered: t.requirements !== undefined },
+    // In the metadata, not only in `use`, so a merge of shards still knows the target.
+    metadata: {
+      kinds: kindsOf(t),
+      filtered: t.requirements !== undefined,
+      target: t.settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL,
+    },
   })),
   // CONFORMANCE_REPORTS=matrix keeps only the matrix (the fault matrix runs many targets at once).
   reporter:
     process.env.CONFORMANCE_REPORTS === "matrix"
-      ? [[resolve(here, "lib/matrix-reporter.ts"), { outputDir: reports, quiet: true }]]
-      : [
-          [process.env.CI ? "line" : "list"],
-          ["html", { outputFolder: resolve(reports, "html"), open: "never" }],
-          ["junit", { outputFile: resolve(reports, "junit.xml") }],
-          ["json", { outputFile: resolve(reports, "results.json") }],
-          [resolve(here, "lib/matrix-reporter.ts"), { outputDir: reports }],
-        ],
+      ? [[matrixReporter, { outputDir: reports, quiet: true }]]
+      : reporters(reports, process.env.CONFORMANCE_SHARD),
   use: {
     launchOptions: chromiumLaunchOptions(),
     actionTimeout: 15_000,

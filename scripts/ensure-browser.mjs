@@ -53,15 +53,16 @@ function hasAptAsRoot() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** Finds or installs a Chromium and says which; 0 when there is one, 1 with the reason when none can be had. */
+export function ensureBrowser() {
   let found = findChromium();
   if (found) {
     console.log(`ensure-browser: using ${found}`);
-    process.exit(0);
+    return 0;
   }
   if (process.env.BAWA_CHROMIUM) {
     console.error(`ensure-browser: BAWA_CHROMIUM=${process.env.BAWA_CHROMIUM} does not exist`);
-    process.exit(1);
+    return 1;
   }
   if (hasAptAsRoot()) {
     run("apt-get", ["update", "-qq"]);
@@ -74,7 +75,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(
       "ensure-browser: no Chromium could be installed. Install one (Debian: apt-get install chromium; elsewhere: npx playwright install chromium) or point BAWA_CHROMIUM at a Chromium binary.",
     );
-    process.exit(1);
+    return 1;
   }
   console.log(`ensure-browser: using ${found}`);
+  return 0;
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exit(ensureBrowser());

@@ -1,5 +1,27 @@
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The folder that holds package.json, openapi/ and mock-data/. */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/**
+ * The folder that holds package.json, openapi/ and mock-data/: the nearest one
+ * above this file, so the same code finds it from src/ (tests, tsx) and from
+ * dist/src/ (the compiled command line, an installed package).
+ */
+export const PROJECT_ROOT = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(resolve(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+  return dir;
+})();
+
+/** ".ts" when running from the sources, ".js" when compiled: for files handed to another process by path. */
+export const SOURCE_EXTENSION = fileURLToPath(import.meta.url).endsWith(".ts") ? ".ts" : ".js";
+
+/** The compiled code's folder for a path of the sources, or the source itself when running from sources. */
+export const codePath = (path: string): string =>
+  SOURCE_EXTENSION === ".ts"
+    ? resolve(PROJECT_ROOT, path)
+    : resolve(PROJECT_ROOT, "dist", path.replace(/\.ts$/, ".js"));

@@ -3,6 +3,7 @@
 // another case and dates in another format are reported once, under CUST-NAMES
 // and CUST-DATES, and the checks that depend on them are not checked (findings.ts).
 import {
+  aCustomer,
   createCustomer,
   customerBody,
   deleteCustomer,
@@ -13,7 +14,7 @@ import {
 import { DATE_FIELDS, dateFormatOf, describeFormat } from "../lib/findings.ts";
 import { describedFields, otherCase, valueNamed } from "../lib/names.ts";
 import { describeProblems } from "../lib/shapes.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { covers, coversWriting, expect, test } from "../lib/test.ts";
 
 test(
   "every field has the type and nullability of the table",
@@ -21,9 +22,9 @@ test(
   async ({ api, target, session, contract, findings }) => {
     await findings.require({ names: true, dates: true });
     const auth = await session.auth();
-    const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    const { id, done } = await aCustomer(api, target, auth);
     const res = await getCustomer(api, target, auth, id);
-    await deleteCustomer(api, target, auth, id);
+    await done();
     const problems = contract.spec.check("Customer", findings.view(res.json()));
     expect(problems, `GET Customer/${id} does not fit the table: ${describeProblems(problems)}`).toEqual([]);
   },
@@ -35,9 +36,9 @@ test(
   async ({ api, target, session, contract }) => {
     const fields = describedFields(contract.compiled.doc);
     const auth = await session.auth();
-    const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+    const { id, done } = await aCustomer(api, target, auth);
     const answer = (await getCustomer(api, target, auth, id)).json() as Record<string, unknown>;
-    await deleteCustomer(api, target, auth, id);
+    await done();
     const differ = otherCase(answer, fields);
     if (differ.length > 0 && target.caseInsensitiveNames) {
       test.info().annotations.push({
@@ -57,7 +58,7 @@ test(
 
 test(
   "CocDate and VatVerificationDate are written as month/day/year",
-  covers("CUST-DATES"),
+  coversWriting("CUST-DATES"),
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const { id } = await createCustomer(
@@ -88,7 +89,7 @@ test(
 
 test(
   "CreditLimit and DiscountPercentage keep their decimals",
-  covers("CUST-DECIMALS"),
+  coversWriting("CUST-DECIMALS"),
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const { id } = await createCustomer(
@@ -106,7 +107,7 @@ test(
 
 test(
   "a property missing from the body is given a default and the customer is stored",
-  covers("CUST-DEFAULTS"),
+  coversWriting("CUST-DEFAULTS"),
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const body = customerBody(uniqueName());
@@ -122,13 +123,17 @@ test(
   },
 );
 
-test("POST with a body of all properties is accepted", covers("CUST-BODY-ALL"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  const res = await postCustomer(api, target, auth, customerBody(uniqueName()));
-  const id = res.status === 200 ? valueNamed(safeJson(res.text), "CustomerId") : undefined;
-  if (typeof id === "string" && id) await deleteCustomer(api, target, auth, id);
-  expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
-});
+test(
+  "POST with a body of all properties is accepted",
+  coversWriting("CUST-BODY-ALL"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const res = await postCustomer(api, target, auth, customerBody(uniqueName()));
+    const id = res.status === 200 ? valueNamed(safeJson(res.text), "CustomerId") : undefined;
+    if (typeof id === "string" && id) await deleteCustomer(api, target, auth, id);
+    expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
+  },
+);
 
 function safeJson(text: string): unknown {
   try {

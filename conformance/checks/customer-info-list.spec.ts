@@ -2,7 +2,7 @@
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { covers, coversWriting, expect, test } from "../lib/test.ts";
 
 test(
   "GET CustomerInfoList answers a list of objects",
@@ -17,7 +17,7 @@ test(
 
 test(
   "CustomerInfoList can not be changed (only GET)",
-  covers("SVC-READ-ONLY-LIST"),
+  coversWriting("SVC-READ-ONLY-LIST"),
   async ({ api, target, session }) => {
     const auth = { ...(await session.auth()), "content-type": "application/json" };
     for (const method of ["POST", "PUT", "DELETE"]) {

@@ -8,11 +8,11 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { valueNamed } from "../lib/names.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { coversWriting, expect, test } from "../lib/test.ts";
 
 test(
   "POST, GET, PUT, GET, DELETE, GET 404",
-  covers("SVC-RESOURCE-ADDRESS", "SVC-METHODS", "CUST-CREATE-ID", "CUST-UPDATE-ID", "CUST-BODY-ALL"),
+  coversWriting("SVC-RESOURCE-ADDRESS", "SVC-METHODS", "CUST-CREATE-ID", "CUST-UPDATE-ID", "CUST-BODY-ALL"),
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const name = uniqueName();

@@ -9,7 +9,7 @@ import {
   malformedXml,
   wrongTypeBodies,
 } from "../lib/invalid-bodies.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { coversWriting, expect, test } from "../lib/test.ts";
 
 type Auth = Record<string, string>;
 
@@ -35,16 +35,27 @@ async function expect400(
   expect(res.status, `${what}: answered ${res.status} ${res.text.slice(0, 200)}`).toBe(400);
 }
 
-test("a property of the wrong type is 400", covers("A-INVALID-BODIES"), async ({ api, target, session, contract }) => {
-  const auth = await session.auth();
-  await assertProperty(wrongTypeBodies(contract.compiled.doc, customerBody(uniqueName())), async ({ field, body }) =>
-    expect400(api, target, auth, JSON.stringify(body), "application/json", `${field} = ${JSON.stringify(body[field])}`),
-  );
-});
+test(
+  "a property of the wrong type is 400",
+  coversWriting("A-INVALID-BODIES"),
+  async ({ api, target, session, contract }) => {
+    const auth = await session.auth();
+    await assertProperty(wrongTypeBodies(contract.compiled.doc, customerBody(uniqueName())), async ({ field, body }) =>
+      expect400(
+        api,
+        target,
+        auth,
+        JSON.stringify(body),
+        "application/json",
+        `${field} = ${JSON.stringify(body[field])}`,
+      ),
+    );
+  },
+);
 
 test(
   "a date that is not month/day/year is 400",
-  covers("A-INVALID-BODIES"),
+  coversWriting("A-INVALID-BODIES"),
   async ({ api, target, session, contract }) => {
     const auth = await session.auth();
     await assertProperty(
@@ -62,14 +73,14 @@ test(
   },
 );
 
-test("malformed JSON is 400", covers("A-INVALID-BODIES"), async ({ api, target, session }) => {
+test("malformed JSON is 400", coversWriting("A-INVALID-BODIES"), async ({ api, target, session }) => {
   const auth = await session.auth();
   await assertProperty(malformedJson(customerBody(uniqueName())), async (text) =>
     expect400(api, target, auth, text, "application/json", `JSON ${JSON.stringify(text.slice(-60))}`),
   );
 });
 
-test("malformed XML is 400", covers("A-INVALID-BODIES"), async ({ api, target, session, contract }) => {
+test("malformed XML is 400", coversWriting("A-INVALID-BODIES"), async ({ api, target, session, contract }) => {
   const auth = await session.auth();
   const xml = contract.compiled.xml.stringify("CustomerRequest", customerBody(uniqueName()));
   await assertProperty(malformedXml(xml), async (text) =>

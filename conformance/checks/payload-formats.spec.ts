@@ -1,15 +1,15 @@
 // JSON and XML payloads, chosen with Accept. The XML form must carry the
 // described fields with the JSON form's values; fields an implementation adds
 // beyond the description are left out of the comparison.
-import { createCustomer, customerBody, deleteCustomer, getCustomer, uniqueName } from "../lib/customers.ts";
+import { aCustomer, customerBody, getCustomer, uniqueName } from "../lib/customers.ts";
 import { readXml, xmlText } from "../lib/shapes.ts";
 import { covers, expect, test } from "../lib/test.ts";
 
 test("Accept application/json answers JSON", covers("SVC-FORMATS"), async ({ api, target, session }) => {
   const auth = await session.auth();
-  const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+  const { id, done } = await aCustomer(api, target, auth);
   const res = await getCustomer(api, target, auth, id, "application/json");
-  await deleteCustomer(api, target, auth, id);
+  await done();
   expect(res.headers["content-type"] ?? "").toMatch(/^application\/json/);
   expect(() => res.json()).not.toThrow();
 });
@@ -21,10 +21,10 @@ for (const type of ["application/xml", "text/xml"]) {
     async ({ api, target, session, findings }) => {
       await findings.require({ names: true, dates: true });
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(), { Street2: null }));
+      const { id, done } = await aCustomer(api, target, auth, customerBody(uniqueName(), { Street2: null }));
       const json = findings.view((await getCustomer(api, target, auth, id, "application/json")).json());
       const res = await getCustomer(api, target, auth, id, type);
-      await deleteCustomer(api, target, auth, id);
+      await done();
       expect(res.status, res.call).toBe(200);
       expect(res.headers["content-type"] ?? "", "an XML media type").toMatch(/^(application|text)\/xml/);
       const xml = findings.view(readXml(res.text).fields);

@@ -1,6 +1,7 @@
 // Errors: the status codes table and its four numbered rules.
 import { apiBase } from "../lib/config.ts";
 import {
+  aCustomer,
   createCustomer,
   customerBody,
   customerUrl,
@@ -11,7 +12,7 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { covers, coversWriting, expect, test } from "../lib/test.ts";
 
 const absentId = () => `ZZ${Date.now().toString(36).slice(-6)}`;
 
@@ -19,10 +20,10 @@ test("a call that succeeds answers 200", covers("ERR-200", "DATA-BEARER"), async
   const auth = await session.auth();
   const list = await send(api, "GET", infoListUrl(target), { headers: auth });
   expect(list.status, `${list.call}: ${list.text.slice(0, 200)}`).toBe(200);
-  const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+  const { id, done } = await aCustomer(api, target, auth);
   const one = await getCustomer(api, target, auth, id);
+  await done();
   expect(one.status, one.call).toBe(200);
-  await deleteCustomer(api, target, auth, id);
 });
 
 test("rule 1: a path that does not exist answers 404", covers("ERR-1-PATH"), async ({ api, target, session }) => {
@@ -41,7 +42,7 @@ test("rule 1: a path that does not exist answers 404", covers("ERR-1-PATH"), asy
 
 test(
   "rule 2: an id that does not exist answers 404 on GET, PUT and DELETE",
-  covers("ERR-2-ID"),
+  coversWriting("ERR-2-ID"),
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const id = absentId();
@@ -56,7 +57,7 @@ test(
 
 test(
   "rule 3: POST and PUT without the customer body answer 400",
-  covers("ERR-3-REQUIRED"),
+  coversWriting("ERR-3-REQUIRED"),
   async ({ api, target, session }) => {
     const auth = { ...(await session.auth()), "content-type": "application/json" };
     const post = await send(api, "POST", customerUrl(target), { headers: auth });
@@ -74,6 +75,8 @@ test("rule 4: without a token the answer is 401", covers("ERR-4-TOKEN"), async (
   expect((await send(api, "GET", customerUrl(target, absentId()), { headers: accept })).status, "GET Customer").toBe(
     401,
   );
+  // A target that wrongly answered these would store or remove data: a read-only run checks only the reads.
+  if (target.readOnly) return;
   expect(
     (
       await send(api, "POST", customerUrl(target), {

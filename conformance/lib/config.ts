@@ -38,6 +38,8 @@ export interface Target {
   namePrefix: string;
   /** The control token of a bawa mock on a non-loopback address (for its clock). */
   controlToken?: string;
+  /** Run only the checks that change no customer data (a production environment). */
+  readOnly: boolean;
 }
 
 /** Every variable, documented once: `bawa conformance --help` prints this list. */
@@ -71,6 +73,15 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
     "iso,dmy: let the checks that read dates go on when dates are written so (CUST-DATES still reports it)",
   ],
   ["CONFORMANCE_NAME_PREFIX", "what the names of the customers the suite creates begin with (default Conformance)"],
+  [
+    "CONFORMANCE_READ_ONLY",
+    "1: run only the checks that create, change and delete nothing (production); the others are reported not run",
+  ],
+  [
+    "CONFORMANCE_WORKERS",
+    "checks run at once (default 1 against an environment, the cores' number against the own mock)",
+  ],
+  ["CONFORMANCE_REPORTS_DIR", "where the reports go (default ./reports/conformance of the current directory)"],
   ["CONFORMANCE_CONTROL_TOKEN", "the control token of a bawa mock that listens on a non-loopback address (its clock)"],
   ["CONFORMANCE_CONFIG", "a YAML or JSON file with the same settings (keys without the CONFORMANCE_ prefix)"],
 ];
@@ -143,6 +154,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     caseInsensitiveNames: yes(s.CASE_INSENSITIVE_NAMES),
     acceptDateFormats: dateFormats(s.ACCEPT_DATE_FORMATS),
     namePrefix: s.NAME_PREFIX ?? "Conformance",
+    readOnly: yes(s.READ_ONLY),
   };
   if (!/^[\p{L}\p{N} ._-]{1,24}$/u.test(t.namePrefix)) {
     throw new ConfigError(

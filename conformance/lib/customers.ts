@@ -147,3 +147,28 @@ export async function deleteCustomer(
 ): Promise<Reply> {
   return send(api, "DELETE", customerUrl(t, id), { headers: auth });
 }
+
+/**
+ * A customer to read: one created for the check (deleted by `done`), or in a read-only run the
+ * first one the info list shows, left as it is. Read-only runs need a database with a customer.
+ */
+export async function aCustomer(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  body: Record<string, unknown> = customerBody(uniqueName(t.namePrefix)),
+): Promise<{ id: string; done: () => Promise<void> }> {
+  if (t.readOnly) {
+    const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
+    const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
+    const first = Array.isArray(items) ? items[0] : undefined;
+    const id = first?.CustomerId ?? first?.customerId;
+    if (typeof id !== "string" || id === "")
+      throw new Error(
+        `a read-only run reads an existing customer, and ${list.call} shows none (${list.status}); use a database with at least one customer`,
+      );
+    return { id, done: async () => undefined };
+  }
+  const { id } = await createCustomer(api, t, auth, body);
+  return { id, done: () => deleteCustomer(api, t, auth, id).then(() => undefined) };
+}

@@ -15,6 +15,13 @@ export interface SendOptions {
 }
 
 const TIMEOUT_MS = 15_000;
+
+let readOnly = false;
+/** In a read-only run, a request that could change customer data is a bug of the check: it must carry @writes. */
+export function refuseWrites(on: boolean): void {
+  readOnly = on;
+}
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const STALE_CONNECTION = /socket hang up|ECONNRESET|EPIPE/;
 
 export async function send(
@@ -33,6 +40,8 @@ export async function send(
   }
   const path = new URL(url).pathname;
   const call = `${method} ${path}`;
+  if (readOnly && !SAFE_METHODS.has(method.toUpperCase()) && /\/api\//i.test(path))
+    throw new Error(`read-only run: ${call} could change customer data, so this check must be tagged @writes`);
   const attempt = () =>
     api.fetch(url, {
       method,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { parse } from "yaml";
 import type { Kind } from "./config.ts";
-import { NOT_CHECKED, type Requirement, requirements, requirementTag } from "./requirements.ts";
+import { NOT_CHECKED, READ_ONLY, type Requirement, requirements, requirementTag } from "./requirements.ts";
 
 const VERDICTS = [
   "passed",
@@ -15,6 +15,7 @@ const VERDICTS = [
   "skipped",
   "uncovered",
   "not selected",
+  "not run (read-only)",
   "expected failure",
   "unexpected pass",
 ] as const;
@@ -77,21 +78,25 @@ export default class MatrixReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     for (const projectSuite of suite.suites) {
       const project = projectSuite.project();
-      const meta = (project?.metadata ?? {}) as { kinds?: Kind[]; filtered?: boolean };
+      const meta = (project?.metadata ?? {}) as { kinds?: Kind[]; filtered?: boolean; target?: string };
       const settings = (project?.use as { targetSettings?: Record<string, string> } | undefined)?.targetSettings ?? {};
-      const run: ProjectRun = {
-        name: project?.name ?? "target",
-        target: settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL ?? "(not set)",
+      // A merge of shards (bawa conformance merge) brings one suite per shard for the same target.
+      const name = project?.name ?? "target";
+      const known = this.#projects.find((p) => p.name === name);
+      const run: ProjectRun = known ?? {
+        name,
+        target: meta.target ?? settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL ?? "(not set)",
         kinds:
           meta.kinds ?? ((process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[]),
         filtered: meta.filtered ?? false,
         tests: new Map(),
         remaining: projectSuite.allTests().length,
       };
+      if (known) known.remaining += projectSuite.allTests().length;
       for (const test of projectSuite.allTests()) {
         for (const tag of test.tags) run.tests.set(tag, [...(run.tests.get(tag) ?? []), test]);
       }
-      this.#projects.push(run);
+      if (!known) this.#projects.push(run);
     }
     if (this.#projects.length === 0) {
       this.#projects.push({
@@ -222,6 +227,8 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
     )
   )
     return "failed";
+  // A read-only run did not run every check of it: what ran can not vouch for the whole requirement.
+  if (checks.some((c) => c.reason?.startsWith(READ_ONLY))) return "not run (read-only)";
   if (checks.some((c) => c.status === "passed")) return "passed";
   // Skipped because another requirement's finding makes the check meaningless (names, dates).
   if (checks.some((c) => c.reason?.startsWith(NOT_CHECKED))) return "not checked";
@@ -237,6 +244,7 @@ const ICON: Record<Verdict, string> = {
   skipped: "–",
   uncovered: "✘",
   "not selected": "·",
+  "not run (read-only)": "○",
   "expected failure": "○",
   "unexpected pass": "✘",
 };
@@ -311,6 +319,7 @@ const COLOR: Record<Verdict, string> = {
   skipped: "#fef7e0",
   uncovered: "#fce8e6",
   "not selected": "#f1f3f4",
+  "not run (read-only)": "#e8eaed",
   "expected failure": "#eef3fd",
   "unexpected pass": "#fce8e6",
 };

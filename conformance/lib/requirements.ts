@@ -1,8 +1,8 @@
 // The requirements list (conformance/requirements.yaml), read once.
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { parse } from "yaml";
+import { PROJECT_ROOT } from "../../src/paths.ts";
 import type { Kind } from "./config.ts";
 
 export interface Requirement {
@@ -16,7 +16,7 @@ export interface Requirement {
 
 /** The requirements list; CONFORMANCE_REQUIREMENTS names another (the suite's own tests use that). */
 export const REQUIREMENTS_PATH =
-  process.env.CONFORMANCE_REQUIREMENTS ?? resolve(dirname(fileURLToPath(import.meta.url)), "../requirements.yaml");
+  process.env.CONFORMANCE_REQUIREMENTS ?? resolve(PROJECT_ROOT, "conformance/requirements.yaml");
 
 let cache: Map<string, Requirement> | undefined;
 
@@ -39,6 +39,10 @@ export function requirements(): Map<string, Requirement> {
 
 /** How a check skipped because of another requirement's finding begins its reason (findings.ts). */
 export const NOT_CHECKED = "not checked because of ";
+/** The skip reason of a check that writes, in a read-only run. */
+export const READ_ONLY = "not run (read-only): this check creates, changes or deletes customers";
+/** Tag of a check that creates, changes or deletes customer data (left out of read-only runs). */
+export const WRITES_TAG = "@writes";
 
 /** Tag of a requirement id on a check. */
 export const requirementTag = (id: string) => `@${id}`;

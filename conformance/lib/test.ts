@@ -5,9 +5,9 @@ import { type APIRequestContext, type BrowserContext, test as base, request } fr
 import { type CompiledContract, compileContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
 import { asMonthDayYear, DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
-import { type Reply, send } from "./http.ts";
+import { type Reply, refuseWrites, send } from "./http.ts";
 import { described, describedFields } from "./names.ts";
-import { kindTag, requirements, requirementTag } from "./requirements.ts";
+import { kindTag, READ_ONLY, requirements, requirementTag, WRITES_TAG } from "./requirements.ts";
 import { throughScreens } from "./screens.ts";
 import { clientParams, tokenRequest, userTokens } from "./tokens.ts";
 
@@ -113,6 +113,8 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   targetAnswers: [
     async ({ target, expectedFailures }, use, testInfo) => {
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
+      refuseWrites(target.readOnly);
+      testInfo.skip(target.readOnly && testInfo.tags.includes(WRITES_TAG), READ_ONLY);
       try {
         await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
       } catch (err) {
@@ -276,6 +278,11 @@ export function covers(...ids: string[]): { tag: string[] } {
     );
   }
   return { tag: [kindTag([...kinds][0]!), ...ids.map(requirementTag)] };
+}
+
+/** Like covers, for a check that creates, changes or deletes customers: a read-only run leaves it out. */
+export function coversWriting(...ids: string[]): { tag: string[] } {
+  return { tag: [...covers(...ids).tag, WRITES_TAG] };
 }
 
 /** Skips the check, naming what the configuration lacks, unless every value is there. */

@@ -1,12 +1,25 @@
 // The command line: `bawa <command> [options]`. Exit codes: 0 success,
 // 1 the job failed, 2 the command line was wrong.
 import { parseArgs } from "node:util";
+import { ensureBrowser } from "../../scripts/ensure-browser.mjs";
 import { conformanceCommand } from "./conformance.ts";
 import { faultsCommand } from "./faults.ts";
 import { mockCommand } from "./mock.ts";
 import { activateCommand, refreshTokenCommand } from "./operator.ts";
 import { type Command, UsageError } from "./options.ts";
 import { prismCommand } from "./prism.ts";
+
+const ensureBrowserCommand: Command = {
+  summary: "find the Chromium the suite's screen checks drive, or install one",
+  usage: `usage: bawa ensure-browser
+
+Finds a Chromium (BAWA_CHROMIUM, Debian's chromium-headless-shell or chromium,
+Playwright's own download) and says which. When there is none: as root with
+apt-get, installs Debian's chromium-headless-shell; otherwise runs Playwright's
+browser download. Exit 1 with the reason when no browser can be had.`,
+  options: {},
+  run: async () => ensureBrowser(),
+};
 
 const COMMANDS: Record<string, Command> = {
   conformance: conformanceCommand,
@@ -15,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   faults: faultsCommand,
   activate: activateCommand,
   "refresh-token": refreshTokenCommand,
+  "ensure-browser": ensureBrowserCommand,
 };
 
 function help(): string {

@@ -1,12 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
 import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
+import { findChromium } from "../../scripts/ensure-browser.mjs";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { freePort, type Listening, listen } from "../mock/node/listen.ts";
 import { seedAccounts } from "../mock/seed.ts";
-import { PROJECT_ROOT } from "../paths.ts";
+import { codePath, PROJECT_ROOT } from "../paths.ts";
+import { cleanup } from "./cleanup.ts";
 import { type Command, UsageError } from "./options.ts";
 import { startPrism } from "./prism.ts";
 
@@ -57,8 +61,9 @@ Without a target (no --base-url, CONFORMANCE_BASE_URL or config file) it starts
 the project's own mock and checks it with every kind of check.
 
 Exit code 0 only when every selected check passed and every selected
-requirement has a check. Reports in reports/conformance/: matrix.html,
-matrix.md, summary.json, junit.xml, results.json, html/ (Playwright report).
+requirement has a check. Reports in ./reports/conformance/ of the current
+directory (--output): matrix.html, matrix.md, summary.json, junit.xml,
+results.json, html/ (Playwright report).
 
 options (each also an environment variable):
 ${Object.entries(FLAGS)
@@ -66,6 +71,12 @@ ${Object.entries(FLAGS)
   .join("\n")}
   --assumptions      also run assumption checks (CONFORMANCE_KINDS=spec,oauth,assumption)
   --wait-for-expiry  CONFORMANCE_WAIT_FOR_EXPIRY=1
+  --read-only        CONFORMANCE_READ_ONLY=1: only checks that create, change and delete nothing;
+                     the others are reported "not run (read-only)" (for production)
+  --workers <n>      CONFORMANCE_WORKERS: checks run at once against the target (default 1)
+  --shard <i>/<n>    run part i of n (Playwright's sharding); each part writes its blob under the
+                     reports folder, \`bawa conformance merge\` makes one verdict of them
+  --output <dir>     where the reports go (CONFORMANCE_REPORTS_DIR; default ./reports/conformance)
   --grep <pattern>   only the checks whose title or requirement id matches (e.g. TOK-EXPIRY)
   --profile prism    start Prism on the contract and check it against its known results
                      (conformance/profiles/prism.yaml: the failures a stateless mock must show)
@@ -74,12 +85,24 @@ ${Object.entries(FLAGS)
 every setting:
 ${VARIABLES.map(([n, m]) => `  ${n.padEnd(34)} ${m}`).join("\n")}
 
+bawa conformance merge <dir>...
+  merges the blobs of shard runs found in the folders into one matrix, JUnit file, HTML
+  report and exit code (in --output, default ./reports/conformance)
+bawa conformance cleanup [--yes]
+  lists the customers runs left behind (names: CONFORMANCE_NAME_PREFIX, a space, eight hex
+  digits) in CONFORMANCE_DATABASE; --yes deletes them. Needs CONFORMANCE_REFRESH_TOKEN.
+
 Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
   options: {
     ...Object.fromEntries(Object.keys(FLAGS).map((f) => [f, { type: "string" as const }])),
     assumptions: { type: "boolean" },
     "wait-for-expiry": { type: "boolean" },
     grep: { type: "string" },
+    output: { type: "string" },
+    "read-only": { type: "boolean" },
+    shard: { type: "string" },
+    yes: { type: "boolean" },
+    workers: { type: "string" },
     profile: { type: "string" },
   },
   positionals: true,
@@ -89,6 +112,23 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       if (typeof values[flag] === "string") env[variable] = values[flag] as string;
     if (values.assumptions) env.CONFORMANCE_KINDS = "spec,oauth,assumption";
     if (values["wait-for-expiry"]) env.CONFORMANCE_WAIT_FOR_EXPIRY = "1";
+    if (values["read-only"]) env.CONFORMANCE_READ_ONLY = "1";
+    if (typeof values.workers === "string") {
+      if (!/^[1-9]\d?$/.test(values.workers)) throw new UsageError("--workers must be a whole number from 1 to 99");
+      env.CONFORMANCE_WORKERS = values.workers;
+    }
+    if (typeof values.output === "string") env.CONFORMANCE_REPORTS_DIR = resolve(values.output);
+
+    if (positionals[0] === "cleanup") return cleanup(env, values.yes === true);
+    if (positionals[0] === "merge") return merge(positionals.slice(1), env);
+    const shard = typeof values.shard === "string" ? values.shard : undefined;
+    if (shard !== undefined) {
+      const [i, n] = shard.split("/").map(Number);
+      if (!/^\d+\/\d+$/.test(shard) || !i || !n || i > n)
+        throw new UsageError(`--shard must be <i>/<n> with 1 <= i <= n, not ${JSON.stringify(shard)}`);
+      // A part judges only what it ran; the merge judges coverage of the whole suite.
+      Object.assign(env, { CONFORMANCE_SHARD: shard, CONFORMANCE_FILTERED: "1" });
+    }
 
     let own: Listening | undefined;
     let prism: ReturnType<typeof startPrism> | undefined;
@@ -104,6 +144,9 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       });
       console.log(`bawa conformance: checking Prism at ${prism.url} against its known results`);
     } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
+      // The checks that move the mock's clock would move it under each other's feet.
+      if (Number(env.CONFORMANCE_WORKERS ?? 1) > 1)
+        throw new UsageError("--workers above 1 needs a target without a movable clock; the own mock has one");
       const mock = buildMock();
       own = await listen(mock, { host: "127.0.0.1", port: 0 });
       Object.assign(env, {
@@ -124,10 +167,18 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       console.log(
         `bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`,
       );
+      if (!findChromium())
+        throw new Error(
+          "no Chromium for the checks that drive the login and permission screens; run `npx bawa ensure-browser` (or set BAWA_CHROMIUM)",
+        );
       if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
       const child = spawnSuite(
         env,
-        [...(typeof values.grep === "string" ? ["--grep", values.grep] : []), ...positionals],
+        [
+          ...(typeof values.grep === "string" ? ["--grep", values.grep] : []),
+          ...(shard ? ["--shard", shard] : []),
+          ...positionals,
+        ],
         "inherit",
       );
       const stop = () => child.kill("SIGINT");
@@ -149,6 +200,35 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
   },
 };
 
+/** One verdict from the blobs of shard runs: Playwright's merge-reports with the suite's reporters. */
+async function merge(dirs: string[], env: Record<string, string | undefined>): Promise<number> {
+  if (dirs.length === 0) throw new UsageError("merge needs the folders that hold the shards' blobs");
+  const blobs = mkdtempSync(join(tmpdir(), "bawa-merge-"));
+  try {
+    let found = 0;
+    for (const dir of dirs) {
+      if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);
+      for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" }))
+        if (file.endsWith(".zip")) copyFileSync(join(dir, file), join(blobs, `${found++}-${basename(file)}`));
+    }
+    if (found === 0) throw new UsageError(`no blob (.zip) of a shard run in ${dirs.join(", ")}`);
+    const reports = resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance");
+    console.log(`bawa conformance merge: ${found} shards into ${reports}`);
+    const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
+    const child = spawn(
+      process.execPath,
+      [cli, "merge-reports", "--config", codePath("conformance/merge.config.ts"), blobs],
+      { stdio: "inherit", env: { ...env, CONFORMANCE_REPORTS_DIR: reports }, cwd: PROJECT_ROOT },
+    );
+    const code = await new Promise<number>((done) => child.on("exit", (c) => done(c ?? 1)));
+    const summary = join(reports, "summary.json");
+    if (code !== 0 || !existsSync(summary)) return 1;
+    return (JSON.parse(readFileSync(summary, "utf8")) as { verdict: string }).verdict === "passed" ? 0 : 1;
+  } finally {
+    rmSync(blobs, { recursive: true, force: true });
+  }
+}
+
 /** Starts Playwright on the suite with the given settings. */
 export function spawnSuite(
   env: Record<string, string | undefined>,
@@ -156,11 +236,11 @@ export function spawnSuite(
   stdio: "inherit" | "ignore",
 ): ChildProcess {
   const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
-  return spawn(
-    process.execPath,
-    [cli, "test", "-c", resolve(PROJECT_ROOT, "conformance/playwright.config.ts"), ...args],
-    { stdio, env, cwd: PROJECT_ROOT },
-  );
+  return spawn(process.execPath, [cli, "test", "-c", codePath("conformance/playwright.config.ts"), ...args], {
+    stdio,
+    env: { ...env, CONFORMANCE_REPORTS_DIR: resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance") },
+    cwd: PROJECT_ROOT,
+  });
 }
 
 /** A refresh token of the mock's background user for the seed's first application, from its generator. */

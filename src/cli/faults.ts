@@ -14,7 +14,6 @@ import type { Switch } from "../mock/core/scenarios.ts";
 import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
-import { PROJECT_ROOT } from "../paths.ts";
 import { backgroundRefreshToken, ownMockSettings, spawnSuite } from "./conformance.ts";
 import { type Command, UsageError } from "./options.ts";
 
@@ -117,9 +116,9 @@ options:
     const tolerated = outcomes.filter((o) => o.kind === "tolerated");
     const caught = faults.filter((o) => o.ok).length;
     const score = `${caught}/${faults.length} faults caught (${Math.round((100 * caught) / Math.max(1, faults.length))} %); ${tolerated.filter((o) => o.ok).length}/${tolerated.length} tolerated runs as defined`;
-    mkdirSync(resolve(PROJECT_ROOT, "reports"), { recursive: true });
-    writeFileSync(resolve(PROJECT_ROOT, "reports/faults.json"), `${JSON.stringify({ score, outcomes }, null, 2)}\n`);
-    writeFileSync(resolve(PROJECT_ROOT, "reports/faults.md"), table(score, faults, tolerated));
+    mkdirSync(resolve("reports"), { recursive: true });
+    writeFileSync(resolve("reports/faults.json"), `${JSON.stringify({ score, outcomes }, null, 2)}\n`);
+    writeFileSync(resolve("reports/faults.md"), table(score, faults, tolerated));
     console.log(
       `bawa faults: ${score}, in ${((performance.now() - started) / 1000).toFixed(0)} s. Table: reports/faults.md`,
     );
@@ -181,7 +180,7 @@ const sorted = (o: Record<string, string>) =>
 /** Starts a mock per case and runs the suite against all of them at once; the matrix of each, by case. */
 async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summary | undefined>> {
   const contract = compileContract();
-  const root = resolve(PROJECT_ROOT, "reports/faults");
+  const root = resolve("reports/faults");
   rmSync(root, { recursive: true, force: true });
   const servers: Listening[] = [];
   const work = mkdtempSync(join(tmpdir(), "bawa-faults-"));

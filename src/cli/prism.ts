@@ -80,7 +80,15 @@ export function startPrism(opts: {
       aliasDuplicateObjects: false,
     }),
   );
-  const prism = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
+  let prism: string;
+  try {
+    prism = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
+  } catch {
+    // An optional peer dependency: most users of the package never start Prism.
+    throw new Error(
+      "Prism is not installed: it is an optional peer dependency of bawa. Install it beside bawa: npm install @stoplight/prism-cli@5.14.2",
+    );
+  }
   const args = [prism, "mock", file, "--host", opts.host, "--port", String(opts.port), "--errors", "false"];
   if (opts.dynamic) args.push("--dynamic");
   const child = spawn(process.execPath, args, {
