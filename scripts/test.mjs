@@ -19,11 +19,11 @@ import { parseArgs } from "node:util";
  * lane in order. Nothing after a failed `gate` step runs.
  */
 const PLAN = [
-  { lanes: [["ensure-browser"]], gate: true },
+  { lanes: [["ensure-browser"], ["build"]], gate: true },
   { lanes: [["lint"], ["lint:spec"], ["check:types"], ["typecheck"]] },
   {
     lanes: [
-      ["test:unit", "conformance:prism"],
+      ["test:unit", "conformance:prism", "test:package"],
       ["conformance", "faults"],
     ],
   },

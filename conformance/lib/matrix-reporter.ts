@@ -151,7 +151,8 @@ export default class MatrixReporter implements Reporter {
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult["status"] } | undefined> {
     // A run narrowed with --grep checks coverage only of what it selected.
-    const filtered = process.env.CONFORMANCE_FILTERED === "1";
+    // A shard judges only what it ran; the merge of the shards judges the whole.
+    const filtered = process.env.CONFORMANCE_FILTERED === "1" || process.env.CONFORMANCE_SHARD !== undefined;
     const profile = process.env.CONFORMANCE_PROFILE
       ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
       : undefined;

@@ -1,0 +1,133 @@
+// `bawa conformance` as a team uses it against an environment: read-only runs
+// that change nothing, cleanup of what runs left behind, shards merged into one
+// verdict. Each runs the compiled command line against a mock in its own process.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backgroundTokens } from "../mock/node/client.ts";
+import { spawnMock } from "../mock/testing.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import { ownMockSettings } from "./conformance.ts";
+
+let mock: { child: ChildProcess; url: string };
+let settings: Record<string, string>;
+let dir: string;
+
+beforeAll(async () => {
+  mock = await spawnMock();
+  const tokens = await backgroundTokens(mock.url);
+  settings = ownMockSettings(mock.url, tokens.refresh);
+  dir = mkdtempSync(join(tmpdir(), "bawa-conformance-cli-"));
+});
+afterAll(() => {
+  mock.child.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function bawa(args: string[], env: Record<string, string> = settings) {
+  return new Promise<{ code: number; out: string }>((done) => {
+    const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
+      cwd: dir,
+      env: { ...process.env, ...env, CI: "1" },
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("exit", (code) => done({ code: code ?? 1, out }));
+  });
+}
+
+// A new token each time: the suite moves the mock's clock past the lifetime of earlier ones.
+const fresh = async () => ({
+  authorization: `Bearer ${(await backgroundTokens(mock.url)).access}`,
+  accept: "application/json",
+});
+
+async function customers(): Promise<Array<{ CustomerId: string; Name: string }>> {
+  const res = await fetch(`${mock.url}/v1/api/DEMO/CustomerInfoList`, { headers: await fresh() });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`CustomerInfoList answered ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+const everyCustomer = async () => {
+  const auth = await fresh();
+  return Promise.all(
+    (await customers()).map((c) =>
+      fetch(`${mock.url}/v1/api/DEMO/Customer/${c.CustomerId}`, { headers: auth }).then((r) => r.text()),
+    ),
+  );
+};
+const create = async (Name: string) =>
+  fetch(`${mock.url}/v1/api/DEMO/Customer`, {
+    method: "POST",
+    headers: { ...(await fresh()), "content-type": "application/json" },
+    body: JSON.stringify({ Name }),
+  }).then((r) => r.json() as Promise<{ CustomerId: string }>);
+const verdicts = (file: string) =>
+  Object.fromEntries(
+    (
+      JSON.parse(readFileSync(file, "utf8")) as { requirements: Array<{ id: string; verdict: string }> }
+    ).requirements.map((r) => [r.id, r.verdict]),
+  );
+
+describe("bawa conformance against an environment", () => {
+  it("--read-only creates, changes and deletes nothing, and still checks every rule that needs no write", async () => {
+    const before = await everyCustomer();
+    const { code, out } = await bawa(["--read-only", "--output", "read-only"]);
+    expect(code, out).toBe(0);
+    expect(await everyCustomer()).toEqual(before);
+    const log = (await fetch(`${mock.url}/__mock/requests`).then((r) => r.json())) as {
+      entries: Array<{ method: string; path: string }>;
+    };
+    expect(
+      log.entries.filter((r) => r.method !== "GET" && /\/api\//i.test(r.path)).map((r) => `${r.method} ${r.path}`),
+    ).toEqual([]);
+    const summary = JSON.parse(readFileSync(join(dir, "read-only/summary.json"), "utf8"));
+    expect(summary.totals["not run (read-only)"]).toBeGreaterThan(0);
+    expect(summary.totals.failed).toBe(0);
+    expect(verdicts(join(dir, "read-only/summary.json"))).toMatchObject({
+      "ERR-200": "passed",
+      "CUST-FIELDS": "passed",
+      "SVC-FORMATS": "passed",
+      "CUST-CREATE-ID": "not run (read-only)",
+    });
+  }, 180_000);
+
+  it("cleanup lists what runs left behind and with --yes removes exactly those", async () => {
+    const left = [await create("Conformance 0a1b2c3d"), await create("Conformance ffee0011")];
+    const kept = [
+      await create("Conformance Ltd"),
+      await create("Conformance 0a1b2c3d extra"),
+      await create("Other 0a1b2c3d"),
+    ];
+    const before = (await customers()).map((c) => c.CustomerId);
+
+    const listed = await bawa(["cleanup"]);
+    expect(listed.code, listed.out).toBe(0);
+    for (const c of left) expect(listed.out).toContain(c.CustomerId);
+    expect((await customers()).map((c) => c.CustomerId)).toEqual(before);
+
+    const removed = await bawa(["cleanup", "--yes"]);
+    expect(removed.code, removed.out).toBe(0);
+    const after = (await customers()).map((c) => c.CustomerId);
+    expect(after).toEqual(before.filter((id) => !left.some((c) => c.CustomerId === id)));
+    for (const c of kept) expect(after).toContain(c.CustomerId);
+  }, 60_000);
+
+  it("two shards merged give the same matrix as one run", async () => {
+    const grep = ["--grep", "ERR-|VER-|TOKEN-RESPONSE|CUST-NAMES"];
+    const whole = await bawa([...grep, "--output", "whole"]);
+    expect(whole.code, whole.out).toBe(0);
+    for (const part of ["1/2", "2/2"]) {
+      const run = await bawa([...grep, "--shard", part, "--output", `shard-${part[0]}`]);
+      expect(run.code, run.out).toBe(0);
+    }
+    const merged = await bawa(["merge", "shard-1", "shard-2", "--output", "merged"]);
+    expect(merged.code, merged.out).toBe(0);
+    const one = verdicts(join(dir, "whole/summary.json"));
+    expect(Object.values(one).filter((v) => v === "passed").length).toBeGreaterThan(5);
+    expect(verdicts(join(dir, "merged/summary.json"))).toEqual(one);
+  }, 180_000);
+});
