@@ -148,6 +148,19 @@ export async function deleteCustomer(
   return send(api, "DELETE", customerUrl(t, id), { headers: auth });
 }
 
+/** The id of the first customer the info list shows, if it shows one. */
+export async function firstCustomerId(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+): Promise<string | undefined> {
+  const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
+  const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
+  const first = Array.isArray(items) ? items[0] : undefined;
+  const id = first?.CustomerId ?? first?.customerId;
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
 /**
  * A customer to read: one created for the check (deleted by `done`), or in a read-only run the
  * first one the info list shows, left as it is. Read-only runs need a database with a customer.
@@ -159,13 +172,10 @@ export async function aCustomer(
   body: Record<string, unknown> = customerBody(uniqueName(t.namePrefix)),
 ): Promise<{ id: string; done: () => Promise<void> }> {
   if (t.readOnly) {
-    const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
-    const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
-    const first = Array.isArray(items) ? items[0] : undefined;
-    const id = first?.CustomerId ?? first?.customerId;
-    if (typeof id !== "string" || id === "")
+    const id = await firstCustomerId(api, t, auth);
+    if (id === undefined)
       throw new Error(
-        `a read-only run reads an existing customer, and ${list.call} shows none (${list.status}); use a database with at least one customer`,
+        `a read-only run reads an existing customer, and GET ${infoListUrl(t)} shows none; use a database with at least one customer`,
       );
     return { id, done: async () => undefined };
   }

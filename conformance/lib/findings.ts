@@ -5,8 +5,7 @@
 // failed, unless the run's options let them go on (decision 0012).
 import type { APIRequestContext } from "@playwright/test";
 import type { Target } from "./config.ts";
-import { createCustomer, customerBody, deleteCustomer, getCustomer, infoListUrl, uniqueName } from "./customers.ts";
-import { send } from "./http.ts";
+import { createCustomer, customerBody, deleteCustomer, firstCustomerId, getCustomer, uniqueName } from "./customers.ts";
 import { otherCase, valueNamed } from "./names.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
@@ -59,10 +58,8 @@ export async function probe(
   };
   // A read-only run looks at a customer that is there; its dates may be empty, then only names are probed.
   if (t.readOnly) {
-    const list = await send(api, "GET", infoListUrl(t), { headers: auth });
-    const first = list.status === 200 ? (list.json() as Array<Record<string, unknown>>)[0] : undefined;
-    const id = first && valueNamed(first, "CustomerId");
-    return typeof id === "string" ? look(id) : { otherCase: [] };
+    const id = await firstCustomerId(api, t, auth);
+    return id === undefined ? { otherCase: [] } : look(id);
   }
   const { id } = await createCustomer(api, t, auth, customerBody(uniqueName(t.namePrefix), { CocDate: "03/14/2011" }));
   try {

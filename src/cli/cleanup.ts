@@ -3,6 +3,7 @@
 // gives them, lists them, and with --yes deletes them. Plain fetch: no browser,
 // so it needs a stored refresh token, as a background application would.
 import { ConfigError, loadTarget, type Target } from "../../conformance/lib/config.ts";
+import { refreshForm } from "../mock/node/client.ts";
 import { UsageError } from "./options.ts";
 
 /** The names the suite gives what it creates: the prefix, a space, eight hexadecimal digits (uniqueName). */
@@ -34,13 +35,7 @@ export async function cleanup(
   const token = await fetch(`${base}/OAuth/Token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "refresh_token",
-      refresh_token: t.refreshToken,
-      client_id: t.client.clientId,
-      client_secret: t.client.clientSecret,
-      redirect_uri: t.client.redirectUri,
-    }),
+    body: refreshForm(t.refreshToken, t.client),
   });
   const tokens = (await token.json().catch(() => ({}))) as { access_token?: string };
   if (token.status !== 200 || !tokens.access_token)

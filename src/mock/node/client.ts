@@ -10,7 +10,10 @@ export interface BackgroundTokens {
 }
 
 /** The form of a refresh grant for an application (client_secret_post, as the description says). */
-export const refreshForm = (refresh: string, app: Application = seedAccounts().app): string =>
+export const refreshForm = (
+  refresh: string,
+  app: Pick<Application, "clientId" | "clientSecret" | "redirectUri"> = seedAccounts().app,
+): string =>
   new URLSearchParams({
     grant_type: "refresh_token",
     refresh_token: refresh,
