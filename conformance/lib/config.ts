@@ -40,6 +40,15 @@ export interface Target {
   controlToken?: string;
   /** Run only the checks that change no customer data (a production environment). */
   readOnly: boolean;
+  /** How answers 429 and 503 are retried. */
+  retries: RetryPolicy;
+}
+
+export interface RetryPolicy {
+  /** Retries of one request at most. */
+  times: number;
+  /** The longest wait, in seconds, a Retry-After may ask for; a longer one ends the retries. */
+  maxWaitSeconds: number;
 }
 
 /** Every variable, documented once: `bawa conformance --help` prints this list. */
@@ -80,6 +89,11 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   [
     "CONFORMANCE_WORKERS",
     "checks run at once (default 1 against an environment, the cores' number against the own mock)",
+  ],
+  ["CONFORMANCE_RETRIES", "times a request answered 429 or 503 is sent again, honouring Retry-After (default 3)"],
+  [
+    "CONFORMANCE_RETRY_MAX_WAIT",
+    "longest Retry-After in seconds the suite waits out (default 10; longer ends the retries)",
   ],
   ["CONFORMANCE_REPORTS_DIR", "where the reports go (default ./reports/conformance of the current directory)"],
   ["CONFORMANCE_CONTROL_TOKEN", "the control token of a bawa mock that listens on a non-loopback address (its clock)"],
@@ -155,6 +169,10 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     acceptDateFormats: dateFormats(s.ACCEPT_DATE_FORMATS),
     namePrefix: s.NAME_PREFIX ?? "Conformance",
     readOnly: yes(s.READ_ONLY),
+    retries: {
+      times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
+      maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
+    },
   };
   if (!/^[\p{L}\p{N} ._-]{1,24}$/u.test(t.namePrefix)) {
     throw new ConfigError(
@@ -178,6 +196,13 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     if (s[key]) t[prop] = s[key];
   }
   return t;
+}
+
+function count(name: string, value: string | undefined, fallback: number, max: number): number {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > max)
+    throw new ConfigError(`${name} must be a whole number from 0 to ${max}, not ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 function dateFormats(value: string | undefined): Set<"iso" | "dmy"> {

@@ -2,6 +2,7 @@
 // step is a pair: one function sends, the checks only read the Reply.
 import type { APIRequestContext } from "@playwright/test";
 import type { Reply as Answer } from "../../src/contract/responses.ts";
+import type { RetryPolicy } from "./config.ts";
 
 export interface Reply extends Answer {
   /** "GET /v1/api/..." for messages. */
@@ -17,9 +18,50 @@ export interface SendOptions {
 const TIMEOUT_MS = 15_000;
 
 let readOnly = false;
-/** In a read-only run, a request that could change customer data is a bug of the check: it must carry @writes. */
-export function refuseWrites(on: boolean): void {
-  readOnly = on;
+let retries: RetryPolicy = { times: 0, maxWaitSeconds: 0 };
+/**
+ * How this worker sends. In a read-only run, a request that could change customer data is a
+ * bug of the check: it must carry @writes.
+ */
+export function configureSending(opts: { readOnly: boolean; retries: RetryPolicy }): void {
+  readOnly = opts.readOnly;
+  retries = opts.retries;
+}
+
+/** What the requests of one check cost: sent (retries not counted), retried, still refused after retrying. */
+export interface RequestCounts {
+  requests: number;
+  retried: number;
+  refused: number;
+}
+let counts: RequestCounts = { requests: 0, retried: 0, refused: 0 };
+/** The annotation a check's counts travel in to the reporter, as countsText writes them. */
+export const REQUESTS_ANNOTATION = "requests";
+export const countsText = (c: RequestCounts) =>
+  `${c.requests} sent, ${c.retried} retried after 429/503, ${c.refused} still 429/503 after retrying`;
+export function parseCounts(text: string | undefined): RequestCounts | undefined {
+  const m = /^(\d+) sent, (\d+) retried after 429\/503, (\d+) still/.exec(text ?? "");
+  return m ? { requests: Number(m[1]), retried: Number(m[2]), refused: Number(m[3]) } : undefined;
+}
+
+/** The counts since the last call; the fixture takes them after each check. */
+export function takeCounts(): RequestCounts {
+  const out = counts;
+  counts = { requests: 0, retried: 0, refused: 0 };
+  return out;
+}
+
+// An environment behind a rate limiter or a gateway answers these while it is busy: the request
+// was not processed, so sending it again is safe even for a POST (RFC 9110 15.6.4, RFC 6585 4).
+const BUSY = new Set([429, 503]);
+
+/** Seconds a Retry-After asks for (delay-seconds or an HTTP-date); without one, 1, 2, 4 ... */
+export function retryDelaySeconds(header: string | undefined, attempt: number, now = Date.now()): number {
+  const value = header?.trim();
+  if (value && /^\d+$/.test(value)) return Number(value);
+  const date = value ? Date.parse(value) : Number.NaN;
+  if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - now) / 1000));
+  return 2 ** attempt;
 }
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const STALE_CONNECTION = /socket hang up|ECONNRESET|EPIPE/;
@@ -51,18 +93,32 @@ export async function send(
       failOnStatusCode: false,
       timeout: TIMEOUT_MS,
     });
-  let res: Awaited<ReturnType<APIRequestContext["fetch"]>>;
-  try {
+  const answer = async () => {
     try {
-      res = await attempt();
+      try {
+        return await attempt();
+      } catch (err) {
+        // A kept-alive connection the target closed just as the request went out (Node servers
+        // close idle ones after 5 s) resets before any answer: the target never saw the request.
+        if (!STALE_CONNECTION.test((err as Error).message)) throw err;
+        return await attempt();
+      }
     } catch (err) {
-      // A kept-alive connection the target closed just as the request went out (Node servers
-      // close idle ones after 5 s) resets before any answer: the target never saw the request.
-      if (!STALE_CONNECTION.test((err as Error).message)) throw err;
-      res = await attempt();
+      throw new Error(`${call}: no answer from the target (${(err as Error).message.split("\n")[0]})`);
     }
-  } catch (err) {
-    throw new Error(`${call}: no answer from the target (${(err as Error).message.split("\n")[0]})`);
+  };
+  counts.requests++;
+  let res = await answer();
+  for (let retry = 0; BUSY.has(res.status()); retry++) {
+    const wait = retryDelaySeconds(res.headers()["retry-after"], retry);
+    if (retry >= retries.times || wait > retries.maxWaitSeconds) {
+      counts.refused++;
+      break;
+    }
+    if (retry === 0) counts.retried++;
+    await res.dispose();
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    res = await answer();
   }
   const text = await res.text();
   return {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { parse } from "yaml";
 import type { Kind } from "./config.ts";
+import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
 import { NOT_CHECKED, READ_ONLY, type Requirement, requirements, requirementTag } from "./requirements.ts";
 
 const VERDICTS = [
@@ -45,6 +46,8 @@ export interface Summary {
   startedAt: string;
   verdict: "passed" | "failed";
   totals: Record<Verdict, number>;
+  /** Requests the checks sent to the target, and how many of them met 429/503. */
+  requests: RequestCounts;
   requirements: MatrixRow[];
 }
 
@@ -57,6 +60,7 @@ interface ProjectRun {
   tests: Map<string, TestCase[]>;
   /** Checks of the project not yet ended (progress of runs over many targets). */
   remaining: number;
+  requests: RequestCounts;
 }
 
 export default class MatrixReporter implements Reporter {
@@ -91,6 +95,7 @@ export default class MatrixReporter implements Reporter {
         filtered: meta.filtered ?? false,
         tests: new Map(),
         remaining: projectSuite.allTests().length,
+        requests: { requests: 0, retried: 0, refused: 0 },
       };
       if (known) known.remaining += projectSuite.allTests().length;
       for (const test of projectSuite.allTests()) {
@@ -106,6 +111,7 @@ export default class MatrixReporter implements Reporter {
         filtered: false,
         tests: new Map(),
         remaining: 0,
+        requests: { requests: 0, retried: 0, refused: 0 },
       });
     }
     void config;
@@ -129,8 +135,16 @@ export default class MatrixReporter implements Reporter {
       status: result.status,
       ...(reason ? { reason } : {}),
     });
-    // Runs over many targets print a line as each target's checks are done (CONFORMANCE_PROGRESS=1).
     const run = this.#projects.find((p) => p.name === test.parent.project()?.name);
+    // This attempt's own counts: a check retried by Playwright sent its requests again.
+    const ofAttempt = (result.annotations ?? []).length ? result.annotations : test.annotations;
+    const sent = parseCounts(ofAttempt.find((a) => a.type === REQUESTS_ANNOTATION)?.description);
+    if (run && sent) {
+      run.requests.requests += sent.requests;
+      run.requests.retried += sent.retried;
+      run.requests.refused += sent.refused;
+    }
+    // Runs over many targets print a line as each target's checks are done (CONFORMANCE_PROGRESS=1).
     if (run && --run.remaining === 0 && process.env.CONFORMANCE_PROGRESS === "1") {
       this.#done++;
       const failed = [...new Set([...run.tests.values()].flat())].filter((t) => {
@@ -215,6 +229,7 @@ function summarize(
     startedAt: opts.startedAt.toISOString(),
     verdict: failed ? "failed" : "passed",
     totals,
+    requests: run.requests,
     requirements: rows,
   };
 }
@@ -251,7 +266,12 @@ const ICON: Record<Verdict, string> = {
 };
 
 function terminal(s: Summary, dir: string): string {
-  const lines = ["", `Requirements (${s.kinds.join(", ")}) against ${s.target}:`, `  ${counts(s)}`];
+  const lines = [
+    "",
+    `Requirements (${s.kinds.join(", ")}) against ${s.target}:`,
+    `  ${counts(s)}`,
+    `  requests: ${countsText(s.requests)}`,
+  ];
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
     lines.push(
       `  profile: ${s.totals["expected failure"]} expected failures, ${s.totals["unexpected pass"]} unexpected passes (update the profile when a limitation is gone)`,
@@ -305,6 +325,8 @@ function markdown(s: Summary): string {
     "",
     `${counts(s)}.`,
     "",
+    `Requests: ${countsText(s.requests)}.`,
+    "",
     "| requirement | kind | section | rule | checks | result |",
     "|---|---|---|---|---|---|",
     ...rows,
@@ -343,6 +365,7 @@ function html(s: Summary): string {
 <body><h1>Conformance: requirements matrix — ${esc(s.verdict)}</h1>
 <p>Target <code>${esc(s.target)}</code>, kinds ${esc(s.kinds.join(", "))}, started ${esc(s.startedAt)}.
 ${counts(s)}.
+Requests: ${esc(countsText(s.requests))}.
 Details of every check: <a href="html/index.html">Playwright report</a>.</p>
 <table><thead><tr><th>requirement</th><th>kind</th><th>section</th><th>rule</th><th>checks</th><th>result</th></tr></thead><tbody>
 ${rows}

@@ -5,7 +5,7 @@ import { type APIRequestContext, type BrowserContext, test as base, request } fr
 import { type CompiledContract, compileContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
 import { asMonthDayYear, DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
-import { type Reply, refuseWrites, send } from "./http.ts";
+import { configureSending, countsText, REQUESTS_ANNOTATION, type Reply, send, takeCounts } from "./http.ts";
 import { described, describedFields } from "./names.ts";
 import { kindTag, READ_ONLY, requirements, requirementTag, WRITES_TAG } from "./requirements.ts";
 import { throughScreens } from "./screens.ts";
@@ -113,7 +113,8 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   targetAnswers: [
     async ({ target, expectedFailures }, use, testInfo) => {
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
-      refuseWrites(target.readOnly);
+      configureSending({ readOnly: target.readOnly, retries: target.retries });
+      takeCounts();
       testInfo.skip(target.readOnly && testInfo.tags.includes(WRITES_TAG), READ_ONLY);
       try {
         await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
@@ -123,6 +124,10 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         );
       }
       await use();
+      // The matrix reporter sums these into the run's request counts (shards included).
+      const counts = takeCounts();
+      if (counts.requests > 0)
+        testInfo.annotations.push({ type: REQUESTS_ANNOTATION, description: countsText(counts) });
     },
     { auto: true },
   ],

@@ -3,6 +3,8 @@
 // verdict. Each runs the compiled command line against a mock in its own process.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +39,38 @@ function bawa(args: string[], env: Record<string, string> = settings) {
     child.stderr.on("data", (d) => (out += d));
     child.on("exit", (code) => done({ code: code ?? 1, out }));
   });
+}
+
+/**
+ * A rate-limiting gateway in front of the mock, as real environments have: every `every`-th API
+ * request is answered busy without reaching the mock, alternately 429 with Retry-After in seconds
+ * and 503 with Retry-After as an HTTP-date.
+ */
+async function busyGateway(every: number) {
+  let apiRequests = 0;
+  const state = { busy: 0, url: "", server: undefined as unknown as Server };
+  state.server = createServer((req, res) => {
+    if (/\/api\//i.test(req.url ?? "") && ++apiRequests % every === 0) {
+      state.busy++;
+      const seconds429 = state.busy % 2 === 1;
+      req.resume();
+      res
+        .writeHead(seconds429 ? 429 : 503, {
+          "retry-after": seconds429 ? "1" : new Date(Date.now() + 1000).toUTCString(),
+        })
+        .end();
+      return;
+    }
+    const upstream = request(new URL(req.url ?? "/", mock.url), { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => state.server.listen(0, "127.0.0.1", r));
+  state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}`;
+  return state;
 }
 
 // A new token each time: the suite moves the mock's clock past the lifetime of earlier ones.
@@ -115,6 +149,33 @@ describe("bawa conformance against an environment", () => {
     expect(after).toEqual(before.filter((id) => !left.some((c) => c.CustomerId === id)));
     for (const c of kept) expect(after).toContain(c.CustomerId);
   }, 60_000);
+
+  it("answers 429 and 503 are retried as Retry-After says, and the summary counts the requests and the retries", async () => {
+    const grep = ["--grep", "ERR-|CUST-FIELDS|INFO-LIST"];
+    const gateway = await busyGateway(7);
+    try {
+      const run = await bawa([...grep, "--output", "busy"], { ...settings, CONFORMANCE_BASE_URL: gateway.url });
+      expect(run.code, run.out).toBe(0);
+      expect(gateway.busy).toBeGreaterThan(1);
+      const summary = JSON.parse(readFileSync(join(dir, "busy/summary.json"), "utf8"));
+      expect(summary.requests).toMatchObject({ retried: gateway.busy, refused: 0 });
+      expect(summary.requests.requests).toBeGreaterThan(gateway.busy * 6);
+      expect(run.out).toContain(`requests: ${summary.requests.requests} sent, ${gateway.busy} retried after 429/503`);
+
+      // Without retries every busy answer reaches the check, fails it, and is counted.
+      const before = gateway.busy;
+      const strict = await bawa([...grep, "--output", "busy-strict"], {
+        ...settings,
+        CONFORMANCE_BASE_URL: gateway.url,
+        CONFORMANCE_RETRIES: "0",
+      });
+      expect(strict.code, strict.out).toBe(1);
+      const counted = JSON.parse(readFileSync(join(dir, "busy-strict/summary.json"), "utf8")).requests;
+      expect(counted).toMatchObject({ retried: 0, refused: gateway.busy - before });
+    } finally {
+      gateway.server.close();
+    }
+  }, 180_000);
 
   it("two shards merged give the same matrix as one run", async () => {
     const grep = ["--grep", "ERR-|VER-|TOKEN-RESPONSE|CUST-NAMES"];
