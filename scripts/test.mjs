@@ -116,6 +116,7 @@ for (const r of results) {
   );
 }
 console.log(`  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  (stages side by side overlap)`);
+console.log(`  on Node.js ${process.version}, ${process.platform}/${process.arch}`);
 if (failed.length) {
   console.error(`\nnpm test: failed: ${failed.map((r) => r.name).join(", ")}`);
   process.exit(1);
