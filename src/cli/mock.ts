@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { compileContract, warmContract } from "../contract/index.ts";
+import { compileContract, warmSteps } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
 import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
@@ -123,15 +123,20 @@ options (flag, else environment variable, else default):
       throw err;
     }
     const ms = Math.round(performance.now() - started);
-    // Compile the remaining validators now, before the first client needs them; a broken contract stops the mock.
-    setImmediate(() => {
+    // Compile the remaining validators now, before most clients need them, one per turn of the
+    // event loop so a request arriving meanwhile waits for one compilation, not all of them.
+    // A broken contract stops the mock.
+    const steps = warmSteps(mock.ctx.contract);
+    const warm = () => {
       try {
-        warmContract(mock.ctx.contract);
+        steps.shift()?.();
       } catch (err) {
         console.error(`bawa mock: the contract does not compile: ${(err as Error).message}`);
         process.exit(1);
       }
-    });
+      if (steps.length) setImmediate(warm);
+    };
+    setImmediate(warm);
     const base = `${listening.url}/v${versions[0]}`;
     const dashboard = `${listening.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
