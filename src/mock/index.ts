@@ -22,8 +22,10 @@ export interface BawaMock extends Mock {
   registry: Registry;
   tokens: TokenStore;
   authorization: Authorization;
-  /** Drops what has expired (abandoned authorization requests); `listen()` calls it on a timer. */
+  /** Drops what has expired (codes, tokens, abandoned authorization requests); `listen()` calls it on a timer. */
   sweep(): void;
+  /** How much each store holds (GET /__mock/stats). */
+  counts(): Record<string, number>;
   /** Learns the Host header values that address it (`listen()` tells it). */
   listensAt(hosts: readonly string[]): void;
 }
@@ -55,6 +57,17 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
   const authorization = createAuthorization(registry, tokens);
   const journal = options.dataDir ? new FileJournal(options.dataDir) : undefined;
   const recorded = journal?.read() ?? [];
+  const sweep = (now: number) => {
+    authorization.sweep(now);
+    tokens.sweep(now);
+  };
+  const counts = () => ({
+    customers: mock.ctx.store.databases().reduce((n, d) => n + d.customers, 0),
+    applications: registry.applications().length,
+    pendingAuthorizations: authorization.pending,
+    ...tokens.counts(),
+    requestLog: log.length,
+  });
   const reset = () => {
     mock.ctx.store.reset();
     registry.reset();
@@ -65,7 +78,7 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     ...(journal ? { journal } : {}),
     routes: [...authorization.routes, ...tokenRoutes(registry, tokens)],
     rootRoutes: [
-      ...controlRoutes({ registry, tokens, scenarios, log, reset }),
+      ...controlRoutes({ registry, tokens, scenarios, log, reset, sweep, counts }),
       ...dashboardRoutes(),
       ...portalRoutes(registry),
     ],
@@ -88,7 +101,8 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     registry,
     tokens,
     authorization,
-    sweep: () => authorization.sweep(mock.clock.now()),
+    sweep: () => sweep(mock.clock.now()),
+    counts,
     listensAt: (hosts) => {
       mock.ctx.config.ownHosts = hosts;
     },

@@ -47,9 +47,13 @@ export interface ControlParts {
   log: RequestLog;
   /** Everything back to the start but the clock: seed data, applications, scenarios. */
   reset(): void;
+  /** Drops what has expired by `now` (codes, tokens, authorization requests). */
+  sweep(now: number): void;
+  /** How much each store holds. */
+  counts(): Record<string, number>;
 }
 
-export function controlRoutes({ registry, tokens, scenarios, log, reset }: ControlParts): Route[] {
+export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, counts }: ControlParts): Route[] {
   const now = (req: RoutedRequest) => new Date(req.ctx.clock.now()).toISOString();
   /** Route names a latency or failure may name: the contract's operations, or `*`. */
   const routeNames = (req: RoutedRequest) => [
@@ -125,9 +129,17 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset }: Contr
             );
           }
           req.ctx.clock.advance(seconds);
+          // What the jump made expire goes now, as the timer would have dropped it meanwhile.
+          sweep(req.ctx.clock.now());
           return controlJson(200, { now: now(req) });
         },
       },
+    },
+    {
+      // What the mock holds, by store: a long-running mock's growth shows here (the bench reads it).
+      path: "/__mock/stats",
+      local: true,
+      methods: { GET: () => controlJson(200, counts()) },
     },
     {
       // Secrets of active applications are shown, as the portal shows them to their owners.
@@ -278,8 +290,8 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset }: Contr
       local: true,
       methods: {
         POST: tokenAction(
-          (token) => tokens.revoke(token),
-          () => tokens.revokeAll(),
+          (token, req) => tokens.revoke(token, req.ctx.clock.now()),
+          (req) => tokens.revokeAll(req.ctx.clock.now()),
         ),
       },
     },

@@ -14,6 +14,12 @@ export const MAX_APPLICATION_NAME = 100;
 export const MAX_REDIRECT_URI = 2_000;
 /** Authorization requests waiting for login and permission; the oldest are dropped beyond this. */
 export const MAX_PENDING_AUTHORIZATIONS = 10_000;
+/**
+ * Access tokens (and codes) and refresh tokens kept at once; beyond this the oldest stop
+ * working. Expired and revoked ones are swept long before (tokens.ts, KEPT_AFTER_END_MS).
+ */
+export const MAX_ACCESS_TOKENS = 100_000;
+export const MAX_REFRESH_TOKENS = 100_000;
 /** The clock moves at most this far in one call (ten years). */
 export const MAX_CLOCK_STEP_SECONDS = 10 * 365 * 24 * 3600;
 /** A request's headers must arrive within this time, the whole request within the next. */

@@ -94,7 +94,7 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
     if (rules.exactRedirectUri && redirectUri !== app.redirectUri) {
       return fail(400, "invalid_grant", "redirect_uri does not match the registered redirect URI");
     }
-    const refreshed = tokens.refreshGrant(get("refresh_token")!, app.clientId);
+    const refreshed = tokens.refreshGrant(get("refresh_token")!, app.clientId, req.ctx.clock.now());
     if (!refreshed.ok) return fail(400, "invalid_grant", refreshed.description);
     const access = tokens.issueAccessToken(refreshed.grant, now);
     // A-REFRESH-TOKENS: not rotated unless the rule says so; background integrations keep one stored token.

@@ -3,7 +3,14 @@
 // rule is read from the mock's rules at the moment it is applied.
 import { randomBytes } from "node:crypto";
 import type { TokenCheck, TokenVerifier } from "../bearer.ts";
+import { MAX_ACCESS_TOKENS, MAX_REFRESH_TOKENS } from "../limits.ts";
 import type { Rules } from "../rules.ts";
+
+/**
+ * How long a code or token stays known after it expired or was revoked, so that using it
+ * soon after still hears "expired" or "revoked" rather than "unknown"; then sweep() drops it.
+ */
+export const KEPT_AFTER_END_MS = 10 * 60 * 1000;
 
 /** Random bytes, base64url (A-TOKEN-FORMAT; RFC 6749 10.10 asks for at least 128 bits). */
 export const newSecret = (bytes = 32) => randomBytes(bytes).toString("base64url");
@@ -29,12 +36,23 @@ interface Code extends IssueInput {
 interface AccessToken extends IssueInput {
   expiresAt: number;
   revoked: boolean;
+  /** When it was revoked, on the mock's clock (sweep() counts from it). */
+  revokedAt?: number;
   /** Issued by the implicit flow. */
   implicit: boolean;
 }
 
 interface RefreshToken extends IssueInput {
   revoked: boolean;
+  revokedAt?: number;
+}
+
+/** How many of each the store holds (the bench and the shrink test read it). */
+export interface TokenCounts {
+  codes: number;
+  accessTokens: number;
+  refreshTokens: number;
+  families: number;
 }
 
 export interface Issued {
@@ -94,6 +112,7 @@ export class TokenStore implements TokenVerifier {
   issueAccessToken(input: IssueInput, now: number, implicit = false): Issued {
     const accessToken = this.#secret();
     const seconds = this.rules.accessTokenSeconds;
+    TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
     this.#access.set(accessToken, { ...input, expiresAt: now + seconds * 1000, revoked: false, implicit });
     this.#remember(accessToken, input.family);
     return { accessToken, expiresIn: seconds };
@@ -101,6 +120,7 @@ export class TokenStore implements TokenVerifier {
 
   issueRefreshToken(input: IssueInput): string {
     const token = this.#secret();
+    TokenStore.#bound(this.#refresh, MAX_REFRESH_TOKENS);
     this.#refresh.set(token, { ...input, revoked: false });
     this.#remember(token, input.family);
     return token;
@@ -108,6 +128,7 @@ export class TokenStore implements TokenVerifier {
 
   issueCode(input: IssueInput & { redirectUri: string }, now: number): string {
     const code = this.#secret();
+    TokenStore.#bound(this.#codes, MAX_ACCESS_TOKENS);
     this.#codes.set(code, { ...input, expiresAt: now + this.rules.codeSeconds * 1000, used: false });
     this.#families.set(code, []);
     return code;
@@ -130,7 +151,7 @@ export class TokenStore implements TokenVerifier {
       return { ok: false, description: "The authorization code was issued to another client" };
     }
     if (c.used && rules.codeSingleUse) {
-      if (rules.codeReuseRevokes) for (const t of this.#families.get(code) ?? []) this.revoke(t);
+      if (rules.codeReuseRevokes) for (const t of this.#families.get(code) ?? []) this.revoke(t, now);
       return {
         ok: false,
         description: rules.codeReuseRevokes
@@ -151,21 +172,28 @@ export class TokenStore implements TokenVerifier {
    * The grant of a refresh token, when it is valid and belongs to the client.
    * With rotation on, the token is used up and a new one comes with the grant.
    */
-  refreshGrant(token: string, clientId: string): { ok: true; grant: IssueInput; refreshToken: string } | Failed {
+  refreshGrant(
+    token: string,
+    clientId: string,
+    now: number,
+  ): { ok: true; grant: IssueInput; refreshToken: string } | Failed {
     const r = this.#refresh.get(token);
     if (!r || r.revoked) return { ok: false, description: "The refresh token is unknown or revoked" };
     if (this.rules.refreshBoundToClient && r.clientId !== clientId) {
       return { ok: false, description: "The refresh token was issued to another client" };
     }
-    const { revoked: _revoked, ...grant } = r;
+    const { revoked: _revoked, revokedAt: _revokedAt, ...grant } = r;
     if (!this.rules.rotateRefreshTokens) return { ok: true, grant, refreshToken: token };
-    r.revoked = true;
+    this.revoke(token, now);
     return { ok: true, grant, refreshToken: this.issueRefreshToken(grant) };
   }
 
-  revoke(token: string): boolean {
+  revoke(token: string, now: number): boolean {
     const t = this.#access.get(token) ?? this.#refresh.get(token);
-    if (t) t.revoked = true;
+    if (t && !t.revoked) {
+      t.revoked = true;
+      t.revokedAt = now;
+    }
     return t !== undefined;
   }
 
@@ -173,7 +201,7 @@ export class TokenStore implements TokenVerifier {
   expire(token: string, now: number): boolean {
     const a = this.#access.get(token);
     if (a) a.expiresAt = Math.min(a.expiresAt, now);
-    return a !== undefined || this.revoke(token);
+    return a !== undefined || this.revoke(token, now);
   }
 
   /** Every access token expires now (refresh tokens keep working, as after a long pause). */
@@ -182,9 +210,48 @@ export class TokenStore implements TokenVerifier {
     return this.#access.size;
   }
 
-  revokeAll(): number {
-    for (const t of [...this.#access.values(), ...this.#refresh.values()]) t.revoked = true;
+  revokeAll(now: number): number {
+    for (const t of [...this.#access.values(), ...this.#refresh.values()]) {
+      if (t.revoked) continue;
+      t.revoked = true;
+      t.revokedAt = now;
+    }
     return this.#access.size + this.#refresh.size;
+  }
+
+  /**
+   * Drops what can never be used again: codes, expired access tokens and revoked tokens,
+   * KEPT_AFTER_END_MS after their end. Refresh tokens do not expire; they go when revoked, or
+   * (with access tokens) the oldest when there are more than A-LIMITS keeps.
+   */
+  sweep(now: number): void {
+    const over = (end: number | undefined) => end !== undefined && now >= end + KEPT_AFTER_END_MS;
+    for (const [code, c] of this.#codes) {
+      if (!over(c.expiresAt)) continue;
+      this.#codes.delete(code);
+      this.#families.delete(code);
+    }
+    for (const [token, t] of this.#access) {
+      if (over(t.revokedAt) || (this.rules.accessTokensExpire && over(t.expiresAt))) this.#access.delete(token);
+    }
+    for (const [token, t] of this.#refresh) if (over(t.revokedAt)) this.#refresh.delete(token);
+  }
+
+  counts(): TokenCounts {
+    return {
+      codes: this.#codes.size,
+      accessTokens: this.#access.size,
+      refreshTokens: this.#refresh.size,
+      families: this.#families.size,
+    };
+  }
+
+  /** Beyond the cap, the oldest entries (a Map keeps insertion order) make room. */
+  static #bound(map: Map<string, unknown>, max: number): void {
+    for (const key of map.keys()) {
+      if (map.size < max) break;
+      map.delete(key);
+    }
   }
 
   /** The token whose secret starts with `prefix`, when exactly one does (the dashboard names tokens so). */
