@@ -25,7 +25,7 @@ options (flag, else environment variable, else default):
   --versions <list>   BAWA_VERSIONS   API versions served, e.g. 1,18  (1)
   --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
   --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
-  --data-dir <dir>    BAWA_DATA_DIR   keep customers across restarts   (in memory)
+  --data-dir <dir>    BAWA_DATA_DIR   keep customers, apps, tokens across restarts (in memory)
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names the portal and control
                                       calls answer to (a proxy's name); the listen
                                       address and, on loopback, localhost always work
@@ -148,7 +148,7 @@ options (flag, else environment variable, else default):
     .join(", ")}
   dashboard:  ${dashboard}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock (JSON)${controlToken ? `\n  control token: ${controlToken} (header X-Bawa-Control-Token)` : ""}
-  state:      ${dataDir ? `customers kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps customers across restarts)"}
+  state:      ${dataDir ? `customers, applications and tokens kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps them across restarts)"}
 Ctrl-C stops it.`);
     const scenario = mock.scenarios.summary();
     if (scenario) {

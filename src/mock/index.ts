@@ -2,6 +2,7 @@
 // server, customer API, portal and control calls.
 import { type CompiledContract, compileContract } from "../contract/index.ts";
 import { createMock, type Mock } from "./core/app.ts";
+import type { Change, Journal } from "./core/changes.ts";
 import type { MovableClock } from "./core/clock.ts";
 import { controlRoutes } from "./core/control.ts";
 import { type Authorization, createAuthorization } from "./core/oauth/authorize.ts";
@@ -15,7 +16,7 @@ import type { Rules } from "./core/rules.ts";
 import { Scenarios } from "./core/scenarios.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SWITCHES } from "./faults/index.ts";
-import { FileJournal } from "./node/journal.ts";
+import { DataDir, type DataDirOptions } from "./node/data-dir.ts";
 import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
 
 export interface BawaMock extends Mock {
@@ -31,8 +32,10 @@ export interface BawaMock extends Mock {
 }
 
 export interface BuildOptions {
-  /** Keep customers across restarts in this folder (an fsync'ed journal); in memory when absent. */
+  /** Keep customers, applications and tokens across restarts in this folder (src/mock/node/data-dir.ts); in memory when absent. */
   dataDir?: string;
+  /** How the data directory writes and when it compacts (tests of full disks and crashes). */
+  dataDirOptions?: Partial<DataDirOptions>;
   /** Switches on from the start (faults, tolerated behaviours; src/mock/faults/); none in normal use. */
   switches?: readonly string[];
   /** Rules that differ from the defaults from the start. */
@@ -47,16 +50,27 @@ export interface BuildOptions {
 export function buildMock(options: BuildOptions = {}): BawaMock {
   const contract = options.contract ?? compileContract();
   const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR);
-  const registry = new Registry(seed.oauth);
+  // Every store records into one journal, switched on only after the data directory was replayed.
+  const dataDir = options.dataDir
+    ? new DataDir(options.dataDir, {
+        customerProblem: (c) => {
+          const p = contract.answers.check("Customer", c)[0];
+          return p && `its customer does not fit the contract: ${p.field || "body"} ${p.message}`;
+        },
+        warn: (m) => console.error(`bawa mock: ${m}`),
+        ...options.dataDirOptions,
+      })
+    : undefined;
+  let recording = false;
+  const journal: Journal | undefined = dataDir && { append: (c) => recording && dataDir.append(c) };
+  const registry = new Registry(seed.oauth, journal);
   const scenarios = new Scenarios(SWITCHES, {
     switches: options.switches ?? [],
     rules: options.rules ?? {},
   });
-  const tokens = new TokenStore(scenarios.rules);
+  const tokens = new TokenStore(scenarios.rules, journal);
   const log = new RequestLog();
   const authorization = createAuthorization(registry, tokens);
-  const journal = options.dataDir ? new FileJournal(options.dataDir) : undefined;
-  const recorded = journal?.read() ?? [];
   const sweep = (now: number) => {
     authorization.sweep(now);
     tokens.sweep(now);
@@ -95,7 +109,25 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  mock.ctx.store.replay(recorded);
+  if (dataDir) {
+    const apply = (c: Change) => {
+      if (c.op === "app") registry.restore(c.app);
+      else if (c.op === "token") tokens.restore(c.kind, c.token, c.record);
+      else if (c.op === "tokens") tokens.restoreAll(c.action, c.at);
+      else {
+        if (c.op === "reset" && c.db === undefined) registry.reset();
+        mock.ctx.store.replay(c);
+      }
+    };
+    dataDir.load(apply);
+    tokens.sweep(mock.clock.now());
+    recording = true;
+    dataDir.snapshotWith(function* () {
+      yield* mock.ctx.store.snapshot();
+      for (const app of registry.applications()) yield { op: "app", app };
+      yield* tokens.snapshot();
+    });
+  }
   return {
     ...mock,
     registry,

@@ -2,6 +2,7 @@
 // Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, compileContract } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
+import { type Journal, StorageError } from "./changes.ts";
 import { MovableClock } from "./clock.ts";
 import { type AllowedOrigins, crossOriginPath, preflight, withCors } from "./cors.ts";
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";
@@ -12,7 +13,7 @@ import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
 import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
 import { MAX_DELAY_MS, Scenarios, type TransformContext } from "./scenarios.ts";
-import { CustomerStore, type Journal, type Seed } from "./store.ts";
+import { CustomerStore, type Seed } from "./store.ts";
 
 export const DEFAULT_CONFIG: MockConfig = {
   versions: ["1"],
@@ -283,6 +284,17 @@ export function createMock(options: MockOptions): Mock {
           body: undefined,
         };
       } catch (err) {
+        // The data directory could not keep the change: nothing was changed, and the client hears why.
+        if (err instanceof StorageError)
+          return problem(
+            { ctx, format: JSON_FORMAT },
+            507,
+            `bawa mock: the change was not stored: ${err.message}`,
+            [],
+            {
+              "retry-after": "60",
+            },
+          );
         // A bug of ours, never the client's fault: say so plainly.
         console.error("bawa mock: internal error", err);
         return problem({ ctx, format: JSON_FORMAT }, 500, `bawa mock: internal error: ${(err as Error).message}`);

@@ -1,6 +1,7 @@
 // Customers, kept per database. Plain in-memory maps; the seed is kept so
 // that POST /__mock/reset can restore it.
 import type { components } from "../../contract/generated/openapi.ts";
+import type { Change, Journal } from "./changes.ts";
 import { MAX_CUSTOMERS_PER_DATABASE } from "./limits.ts";
 
 export type Customer = components["schemas"]["Customer"];
@@ -11,18 +12,6 @@ export type Seed = Readonly<Record<string, string>>;
 // A-CUSTOMER-IDS: automatic ids are numbers of at most eight digits.
 const MAX_AUTOMATIC_ID = 99_999_999;
 const AUTOMATIC_ID = /^[1-9][0-9]{0,7}$/;
-
-/** One acknowledged change, as a journal records it. */
-export type Change =
-  | { op: "put"; db: string; customer: Customer }
-  | { op: "delete"; db: string; id: string }
-  | { op: "reset"; db?: string };
-
-/** Where changes go before they are acknowledged (a data directory, when one is configured). */
-export interface Journal {
-  /** Must not return before the change is durable. */
-  append(change: Change): void;
-}
 
 export class CustomerStore {
   #databases = new Map<string, Map<string, Customer>>();
@@ -37,14 +26,34 @@ export class CustomerStore {
     this.#load();
   }
 
-  /** Replays changes recorded earlier (on start with a data directory), without recording them again. */
-  replay(changes: Iterable<Change>): void {
-    for (const c of changes) {
-      if (c.op === "reset") this.#load(c.db);
-      else if (c.op === "put") this.#put(c.db, c.customer);
-      else this.#databases.get(c.db)?.delete(c.id);
+  /** Replays a change recorded earlier (on start with a data directory), without recording it again. */
+  replay(c: Change): void {
+    if (c.op === "reset") this.#load(c.db);
+    else if (c.op === "put") this.#put(c.db, c.customer);
+    else if (c.op === "delete") this.#databases.get(c.db)?.delete(c.id);
+    else if (c.op === "clear") {
+      this.#databases.clear();
+      this.#nextId.clear();
+      this.#nextOrganization.clear();
+    } else if (c.op === "counters") {
+      this.#nextId.set(c.db, Math.max(c.nextId, this.#nextId.get(c.db) ?? 1));
+      this.#nextOrganization.set(c.db, Math.max(c.nextOrganization, this.#nextOrganization.get(c.db) ?? 1));
     }
     this.#memo.clear();
+  }
+
+  /** The changes that rebuild every database as it is now, for a snapshot (counters included). */
+  *snapshot(): Generator<Change> {
+    yield { op: "clear" };
+    for (const [db, customers] of this.#databases) {
+      yield {
+        op: "counters",
+        db,
+        nextId: this.#nextId.get(db) ?? 1,
+        nextOrganization: this.#nextOrganization.get(db) ?? 1,
+      };
+      for (const customer of customers.values()) yield { op: "put", db, customer };
+    }
   }
 
   /** Restores every database from the seed, or only `db`. */

@@ -1,5 +1,6 @@
 // Registered applications and users of the authorization server (A-REGISTRATION).
 import { randomBytes } from "node:crypto";
+import type { Journal } from "../changes.ts";
 import { MAX_REDIRECT_URI } from "../limits.ts";
 
 export type ApplicationStatus = "pending" | "Actief";
@@ -30,8 +31,23 @@ export class Registry {
   #apps = new Map<string, Application>();
   #users = new Map<string, User>();
 
-  constructor(private readonly seed: OAuthSeed) {
+  constructor(
+    private readonly seed: OAuthSeed,
+    private readonly journal?: Journal,
+  ) {
     this.reset();
+  }
+
+  /** Puts an application back as a data directory recorded it, without recording it again. */
+  restore(app: Application): void {
+    this.#apps.set(app.clientId, { ...app });
+  }
+
+  /** Records the new state of an application, then keeps it: nothing changes unless it was stored. */
+  #keep(app: Application): Application {
+    this.journal?.append({ op: "app", app });
+    this.#apps.set(app.clientId, app);
+    return app;
   }
 
   get backgroundUser(): string {
@@ -70,20 +86,17 @@ export class Registry {
       redirectUri,
       status: "pending",
     };
-    this.#apps.set(app.clientId, app);
-    return app;
+    return this.#keep(app);
   }
 
   changeRedirectUri(clientId: string, redirectUri: string): Application | undefined {
     const app = this.#apps.get(clientId);
-    if (app) app.redirectUri = redirectUri;
-    return app;
+    return app && this.#keep({ ...app, redirectUri });
   }
 
   activate(clientId: string): Application | undefined {
     const app = this.#apps.get(clientId);
-    if (app) app.status = "Actief";
-    return app;
+    return app && this.#keep({ ...app, status: "Actief" });
   }
 }
 

@@ -3,6 +3,7 @@
 // rule is read from the mock's rules at the moment it is applied.
 import { randomBytes } from "node:crypto";
 import type { TokenCheck, TokenVerifier } from "../bearer.ts";
+import type { Journal, StoredToken } from "../changes.ts";
 import { MAX_ACCESS_TOKENS, MAX_REFRESH_TOKENS } from "../limits.ts";
 import type { Rules } from "../rules.ts";
 
@@ -80,7 +81,52 @@ export class TokenStore implements TokenVerifier {
   /** Tokens issued from each code, directly or by refreshing. */
   #families = new Map<string, string[]>();
 
-  constructor(private readonly rules: Rules) {}
+  constructor(
+    private readonly rules: Rules,
+    private readonly journal?: Journal,
+  ) {}
+
+  /** Puts a token back as a data directory recorded it, without recording it again. */
+  restore(kind: "access" | "refresh", token: string, record: StoredToken): void {
+    if (kind === "access") {
+      TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
+      this.#access.set(token, { ...record, expiresAt: record.expiresAt ?? 0, implicit: record.implicit ?? false });
+    } else {
+      TokenStore.#bound(this.#refresh, MAX_REFRESH_TOKENS);
+      this.#refresh.set(token, { ...record });
+    }
+  }
+
+  /** Replays "every access token expired" or "every token revoked" at a recorded time. */
+  restoreAll(action: "expire" | "revoke", at: number): void {
+    if (action === "expire") for (const a of this.#access.values()) a.expiresAt = Math.min(a.expiresAt, at);
+    else
+      for (const t of [...this.#access.values(), ...this.#refresh.values()]) {
+        if (t.revoked) continue;
+        t.revoked = true;
+        t.revokedAt = at;
+      }
+  }
+
+  /** The changes that rebuild every token as it is now, for a snapshot. */
+  *snapshot(): Generator<{ op: "token"; kind: "access" | "refresh"; token: string; record: StoredToken }> {
+    for (const [token, record] of this.#access) yield { op: "token", kind: "access", token, record };
+    for (const [token, record] of this.#refresh) yield { op: "token", kind: "refresh", token, record };
+  }
+
+  /** Records a token's new state, then keeps it: nothing changes unless it was stored. */
+  #keep(kind: "access", token: string, record: AccessToken): void;
+  #keep(kind: "refresh", token: string, record: RefreshToken): void;
+  #keep(kind: "access" | "refresh", token: string, record: AccessToken | RefreshToken): void {
+    this.journal?.append({ op: "token", kind, token, record });
+    if (kind === "access") {
+      if (!this.#access.has(token)) TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
+      this.#access.set(token, record as AccessToken);
+    } else {
+      if (!this.#refresh.has(token)) TokenStore.#bound(this.#refresh, MAX_REFRESH_TOKENS);
+      this.#refresh.set(token, record as RefreshToken);
+    }
+  }
 
   clear(): void {
     this.#codes.clear();
@@ -112,16 +158,14 @@ export class TokenStore implements TokenVerifier {
   issueAccessToken(input: IssueInput, now: number, implicit = false): Issued {
     const accessToken = this.#secret();
     const seconds = this.rules.accessTokenSeconds;
-    TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
-    this.#access.set(accessToken, { ...input, expiresAt: now + seconds * 1000, revoked: false, implicit });
+    this.#keep("access", accessToken, { ...input, expiresAt: now + seconds * 1000, revoked: false, implicit });
     this.#remember(accessToken, input.family);
     return { accessToken, expiresIn: seconds };
   }
 
   issueRefreshToken(input: IssueInput): string {
     const token = this.#secret();
-    TokenStore.#bound(this.#refresh, MAX_REFRESH_TOKENS);
-    this.#refresh.set(token, { ...input, revoked: false });
+    this.#keep("refresh", token, { ...input, revoked: false });
     this.#remember(token, input.family);
     return token;
   }
@@ -189,33 +233,30 @@ export class TokenStore implements TokenVerifier {
   }
 
   revoke(token: string, now: number): boolean {
-    const t = this.#access.get(token) ?? this.#refresh.get(token);
-    if (t && !t.revoked) {
-      t.revoked = true;
-      t.revokedAt = now;
-    }
-    return t !== undefined;
+    const a = this.#access.get(token);
+    if (a && !a.revoked) this.#keep("access", token, { ...a, revoked: true, revokedAt: now });
+    const r = a ? undefined : this.#refresh.get(token);
+    if (r && !r.revoked) this.#keep("refresh", token, { ...r, revoked: true, revokedAt: now });
+    return a !== undefined || r !== undefined;
   }
 
   /** Makes an access token expire now; a refresh token, which never expires, is revoked. */
   expire(token: string, now: number): boolean {
     const a = this.#access.get(token);
-    if (a) a.expiresAt = Math.min(a.expiresAt, now);
+    if (a) this.#keep("access", token, { ...a, expiresAt: Math.min(a.expiresAt, now) });
     return a !== undefined || this.revoke(token, now);
   }
 
   /** Every access token expires now (refresh tokens keep working, as after a long pause). */
   expireAll(now: number): number {
-    for (const a of this.#access.values()) a.expiresAt = Math.min(a.expiresAt, now);
+    this.journal?.append({ op: "tokens", action: "expire", at: now });
+    this.restoreAll("expire", now);
     return this.#access.size;
   }
 
   revokeAll(now: number): number {
-    for (const t of [...this.#access.values(), ...this.#refresh.values()]) {
-      if (t.revoked) continue;
-      t.revoked = true;
-      t.revokedAt = now;
-    }
+    this.journal?.append({ op: "tokens", action: "revoke", at: now });
+    this.restoreAll("revoke", now);
     return this.#access.size + this.#refresh.size;
   }
 
