@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
 import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
+import { COMPACT_AT_BYTES } from "../mock/node/data-dir.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
@@ -26,6 +27,8 @@ options (flag, else environment variable, else default):
   --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
   --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
   --data-dir <dir>    BAWA_DATA_DIR   keep customers, apps, tokens across restarts (in memory)
+  --compact-at <bytes> BAWA_COMPACT_AT  journal size that folds it into a new snapshot
+                                      (${COMPACT_AT_BYTES}; the snapshot's size if larger)
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names the portal and control
                                       calls answer to (a proxy's name); the listen
                                       address and, on loopback, localhost always work
@@ -51,6 +54,7 @@ options (flag, else environment variable, else default):
     faults: { type: "string" },
     rules: { type: "string" },
     "data-dir": { type: "string" },
+    "compact-at": { type: "string" },
     "allowed-hosts": { type: "string" },
     "control-token": { type: "string" },
     "cors-origins": { type: "string" },
@@ -92,13 +96,17 @@ options (flag, else environment variable, else default):
 
     const started = performance.now();
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
+    const compactAt = setting(values, "compact-at", "BAWA_COMPACT_AT", String(COMPACT_AT_BYTES));
+    if (!/^[1-9][0-9]{0,15}$/.test(compactAt))
+      throw new UsageError(`--compact-at must be a number of bytes above 0, not ${JSON.stringify(compactAt)}`);
+    const compactAtBytes = Number(compactAt);
     const mock = buildMock({
       seedDir,
       config: { versions, scope, corsOrigins, ...(controlToken ? { controlToken } : {}) },
       switches,
       rules,
       contract: compileContract(undefined, { eager: false }),
-      ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
+      ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
     });
     if (!values.quiet) {
       mock.log.subscribe((e) =>

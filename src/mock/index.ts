@@ -27,6 +27,8 @@ export interface BawaMock extends Mock {
   sweep(): void;
   /** How much each store holds (GET /__mock/stats). */
   counts(): Record<string, number>;
+  /** The data directory, when the mock keeps its state in one. */
+  dataDir?: DataDir;
   /** Learns the Host header values that address it (`listen()` tells it). */
   listensAt(hosts: readonly string[]): void;
 }
@@ -135,6 +137,7 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     authorization,
     sweep: () => sweep(mock.clock.now()),
     counts,
+    ...(dataDir ? { dataDir } : {}),
     listensAt: (hosts) => {
       mock.ctx.config.ownHosts = hosts;
     },

@@ -12,7 +12,9 @@ export function screenHeaders(refuseFraming = true): Record<string, string> {
     ...(refuseFraming ? { "x-frame-options": "DENY" } : {}),
     "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; ${refuseFraming ? "frame-ancestors 'none'; " : ""}base-uri 'none'`,
     "cache-control": "no-store",
-    "referrer-policy": "no-referrer",
+    // Not no-referrer: under it a browser sends `Origin: null` with the page's own form posts,
+    // which the portal must refuse as it refuses other sites. Other origins still learn nothing.
+    "referrer-policy": "same-origin",
     "x-content-type-options": "nosniff",
   };
 }
