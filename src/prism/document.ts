@@ -2,7 +2,7 @@
 // version segment in both spellings (Prism ignores the base path of
 // `servers`) and the examples taken from mock-data/.
 import type { OpenApiDocument } from "../contract/index.ts";
-import { type Customer, infoOf, type Seed } from "../mock/core/store.ts";
+import { infoOf, type Seed } from "../mock/core/store.ts";
 
 export function prismDocument(
   contract: OpenApiDocument,
@@ -12,7 +12,7 @@ export function prismDocument(
 ): OpenApiDocument {
   const doc = structuredClone(contract);
   const first = Object.values(seed)[0];
-  const customers = first ? (JSON.parse(first) as Customer[]) : [];
+  const customers = first ? first() : [];
   const examples: Record<string, unknown> = {
     Customer: customers[0],
     CustomerInfoList: customers.map(infoOf),

@@ -8,7 +8,7 @@ import { type AllowedOrigins, crossOriginPath, preflight, withCors } from "./cor
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";
 import { declaredStatuses, forcedAnswer } from "./forced.ts";
 import { type Answering, answerFormat, encode, JSON_FORMAT, problem, XML_FORMAT } from "./format.ts";
-import { type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
+import { bodyBytes, type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
 import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
 import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
@@ -277,7 +277,8 @@ export function createMock(options: MockOptions): Mock {
         // HEAD is GET without the body (RFC 9110 9.3.2), with the length GET would send.
         if (req.method.toUpperCase() !== "HEAD") return handle(req);
         const res = handle({ ...req, method: "GET" });
-        const length = res.body === undefined ? res.headers["content-length"] : String(Buffer.byteLength(res.body));
+        const bytes = bodyBytes(res);
+        const length = bytes === undefined ? res.headers["content-length"] : String(Buffer.byteLength(bytes));
         return {
           ...res,
           headers: { ...res.headers, ...(length ? { "content-length": length } : {}) },

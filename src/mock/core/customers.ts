@@ -77,17 +77,21 @@ export const listCustomers: Handler = withDatabase((req, db) => {
   const parsed = parseListQuery(req.query, INFO_FIELDS);
   if (!parsed.ok) return problem(req, 400, parsed.message, [], {}, { code: "query.invalid" });
   const { query } = parsed;
-  const whole = !query.filter && !query.orderBy && query.skip === undefined && query.top === undefined;
-  const list = () =>
-    answer(
-      req,
-      200,
-      "CustomerInfoList",
-      applyListQuery(store.list(db).map(infoOf), query),
-      {},
-      { code: "customer.list" },
-    );
-  return whole ? store.memo(db, `list:${req.format.mediaType}:${rules.jsonNames}`, list) : list();
+  const ordered = !query.filter && !query.orderBy;
+  // The customers in order, kept until the next write: a page is then a slice, costing what the
+  // page holds, not what the database holds.
+  const all = store.memo(db, "customers", () => store.list(db));
+  const items = () =>
+    ordered
+      ? all.slice(query.skip ?? 0, query.top === undefined ? undefined : (query.skip ?? 0) + query.top).map(infoOf)
+      : applyListQuery(all.map(infoOf), query);
+  const list = () => answer(req, 200, "CustomerInfoList", items(), {}, { code: "customer.list" });
+  if (!ordered || query.skip !== undefined || query.top !== undefined) return list();
+  // The whole list, encoded once per format until the next write, kept as bytes as well as text.
+  return store.memo(db, `list:${req.format.mediaType}:${rules.jsonNames}`, () => {
+    const res = list();
+    return res.body === undefined ? res : { ...res, encoded: { text: res.body, bytes: Buffer.from(res.body) } };
+  });
 });
 
 export const getCustomer: Handler = withDatabase((req, db) => {

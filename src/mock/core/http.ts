@@ -15,8 +15,19 @@ export interface MockResponse {
   status: number;
   headers: Record<string, string>;
   body?: string | undefined;
+  /**
+   * The body already encoded as bytes (a cached list answer), so each send does not copy it
+   * again. Sent only while `body` is still the very text it was made from: a scenario that
+   * rewrites the body makes it stale, and then the body is sent.
+   */
+  encoded?: { text: string; bytes: Buffer };
   /** What the core knows of the answer; never sent. */
   meta?: AnswerMeta;
+}
+
+/** The bytes to send for an answer's body. */
+export function bodyBytes(res: MockResponse): Buffer | string | undefined {
+  return res.encoded && res.encoded.text === res.body ? res.encoded.bytes : res.body;
 }
 
 /**

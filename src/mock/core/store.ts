@@ -6,8 +6,8 @@ import { MAX_CUSTOMERS_PER_DATABASE } from "./limits.ts";
 
 export type Customer = components["schemas"]["Customer"];
 export type CustomerInfo = components["schemas"]["CustomerInfo"];
-/** Customers per database, as JSON text: parsed on every reset, so the store holds the only objects. */
-export type Seed = Readonly<Record<string, string>>;
+/** Customers per database: each call gives new objects (the first start's, then read again on a reset). */
+export type Seed = Readonly<Record<string, () => Customer[]>>;
 
 // A-CUSTOMER-IDS: automatic ids are numbers of at most eight digits.
 const MAX_AUTOMATIC_ID = 99_999_999;
@@ -69,9 +69,9 @@ export class CustomerStore {
       this.#nextOrganization.delete(db);
       this.#memo.delete(db);
     }
-    for (const [db, text] of Object.entries(this.seed)) {
+    for (const [db, customers] of Object.entries(this.seed)) {
       if (only !== undefined && db !== only) continue;
-      for (const c of JSON.parse(text) as Customer[]) this.#put(db, c);
+      for (const c of customers()) this.#put(db, c);
     }
   }
 

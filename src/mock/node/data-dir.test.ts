@@ -111,6 +111,26 @@ describe("a data directory after a crash", () => {
   });
 });
 
+describe("a data directory that compacts while writes go on", () => {
+  it("keeps every change, the one that made the journal too long included", async () => {
+    const dir = newDir();
+    const mock = open(dir, { dataDirOptions: { compactAtBytes: 600 } });
+    const s = session(mock);
+    const names = Array.from({ length: 30 }, (_, i) => `Compacted ${i}`);
+    for (const name of names) {
+      expect(s.create(name).status).toBe(200);
+      // Compaction waits until the request is handled; let it run between requests, as a server does.
+      await new Promise((r) => setImmediate(r));
+    }
+    // Compacted at least once: the snapshot holds customers made in this run.
+    expect(fs.readFileSync(join(dir, SNAPSHOT_FILE), "utf8")).toContain('"Name":"Compacted 0"');
+    closeAll(mock);
+    const again = open(dir);
+    expect(session(again).names()).toEqual(expect.arrayContaining(names));
+    closeAll(again);
+  });
+});
+
 describe("a data directory on a full disk", () => {
   it("answers 507, stores and acknowledges nothing, leaves no partial line, and works again once there is space", () => {
     const dir = newDir();

@@ -95,8 +95,19 @@ export class DataDir implements Journal {
     this.#write(this.#fd, line, this.#size, this.journalPath);
     this.#size += line.length;
     const limit = this.#opts.compactAtBytes ?? COMPACT_AT_BYTES;
-    if (this.#size > limit && this.#size > this.#snapshotSize) this.#compactQuietly();
+    if (this.#size > limit && this.#size > this.#snapshotSize && !this.#compactionDue) {
+      // Not now: the store records a change before it makes it, so a snapshot taken inside
+      // append() would miss this very change, and emptying the journal would lose it. Once the
+      // request is handled, memory holds every recorded change.
+      this.#compactionDue = true;
+      setImmediate(() => {
+        this.#compactionDue = false;
+        this.#compactQuietly();
+      });
+    }
   }
+
+  #compactionDue = false;
 
   /** Bytes in the journal and the snapshot (the bench prints them). */
   get sizes(): { journal: number; snapshot: number } {
@@ -146,6 +157,7 @@ export class DataDir implements Journal {
   }
 
   #compactQuietly(): void {
+    if (this.#closed) return;
     try {
       this.compact();
     } catch (err) {
@@ -155,8 +167,11 @@ export class DataDir implements Journal {
   }
 
   close(): void {
+    this.#closed = true;
     fs.closeSync(this.#fd);
   }
+
+  #closed = false;
 
   /** Writes all of `buf` at `at`, then fsyncs; on any failure cuts the file back so no partial line stays. */
   #write(fd: number, buf: Buffer, at: number, path: string, sync = true): void {

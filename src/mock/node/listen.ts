@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createNetServer, isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import type { MockRequest, MockResponse } from "../core/http.ts";
+import { bodyBytes, type MockRequest, type MockResponse } from "../core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
 
 export { BODY_LIMIT_BYTES };
@@ -132,9 +132,10 @@ function send(res: ServerResponse, answer: () => MockResponse): void {
 function write(res: ServerResponse, response: MockResponse): void {
   try {
     const headers: Record<string, string> = { ...response.headers };
-    if (response.body !== undefined) headers["content-length"] = String(Buffer.byteLength(response.body));
+    const body = bodyBytes(response);
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     res.writeHead(response.status, headers);
-    res.end(response.body);
+    res.end(body);
   } catch (err) {
     fail(res, err);
   }
