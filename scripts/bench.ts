@@ -162,7 +162,14 @@ async function main(): Promise<void> {
     await Promise.all([stop(bare), stop(prism), stop(ours)]);
   }
 
-  const lists: Array<{ n: number; load: Load; ms: number; rss?: number }> = [];
+  const lists: Array<{
+    n: number;
+    load: Load;
+    page: Load;
+    ms: number;
+    rss?: number;
+    memory?: Record<string, number>;
+  }> = [];
   for (const n of [100, 10_000, 100_000]) {
     log(`GET CustomerInfoList with ${n} customers`);
     const dir = seedDir(n);
@@ -172,17 +179,29 @@ async function main(): Promise<void> {
       "/__mock/clock",
     );
     const t = await backgroundTokens(big.url);
-    const result = await load(`${big.url}/v1/api/DEMO/CustomerInfoList`, { headers: auth(t.access), connections: 10 });
+    const list = `${big.url}/v1/api/DEMO/CustomerInfoList`;
+    const result = await load(list, { headers: auth(t.access), connections: 10 });
+    // A page near the end: its cost must follow the page, not the database.
+    const page = await load(`${list}?$top=50&$skip=${Math.max(0, n - 100)}`, {
+      headers: auth(t.access),
+      connections: 10,
+    });
+    const memory = (await (await fetch(`${big.url}/__mock/stats`)).json()) as Record<string, number>;
     lists.push({
       n,
       load: result,
+      page,
       ms: big.startMs,
+      memory,
       ...(rssMb(big.child.pid) !== undefined ? { rss: rssMb(big.child.pid)! } : {}),
     });
     await stop(big);
     rmSync(dir, { recursive: true, force: true });
     rows.push({ scenario: `GET CustomerInfoList (${n.toLocaleString("en")})`, ours: result });
+    rows.push({ scenario: `GET CustomerInfoList $top=50 near the end (${n.toLocaleString("en")})`, ours: page });
   }
+
+  const endurance = await enduranceRun(log);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;
   const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}×` : "—");
@@ -191,7 +210,11 @@ async function main(): Promise<void> {
       ? `${Math.round(l.rps).toLocaleString("en")} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx || l.errors ? `, ${l.non2xx} non-2xx, ${l.errors} errors` : ""}`
       : "—";
   const get = rows[0]!;
+  const post = rows.find((r) => r.scenario === "POST Customer")!;
   const perItem = lists.map((l) => ({ n: l.n, usPerItem: (1e6 / l.load.rps / l.n) * 10 }));
+  const perPage = lists.map((l) => ({ n: l.n, us: (1e6 / l.page.rps) * 10 }));
+  const hundredK = lists[2]!;
+  const mb = (bytes?: number) => (bytes === undefined ? "n/a" : `${(bytes / 2 ** 20).toFixed(0)} MB`);
   // The known reason of each target, printed when it is missed on this run.
   const targets = [
     [
@@ -219,10 +242,42 @@ async function main(): Promise<void> {
       "the compiled code loads in ≈0.15 s and Ajv's set-up takes ≈0.1 s before the port opens; noise of a shared machine on top",
     ],
     [
-      "CustomerInfoList cost linear in customers",
+      "CustomerInfoList per item at 100,000 within 1.5× of 10,000",
       perItem.map((p) => `${p.n.toLocaleString("en")}: ${p.usPerItem.toFixed(2)} µs/item`).join("; "),
-      perItem[2]!.usPerItem < 3 * perItem[1]!.usPerItem,
-      "the list is memoized until a write; at 100,000 a 20 MB body per answer makes buffer copies and GC dominate",
+      perItem[2]!.usPerItem <= 1.5 * perItem[1]!.usPerItem,
+      "the whole list is cached as bytes until a write; at 100,000 each answer is 18 MB on loopback, and 10 connections share 2 cores with the load generator",
+    ],
+    [
+      "a page ($top=50) costs the same at 100,000 as at 10,000 (within 1.5×)",
+      perPage.map((p) => `${p.n.toLocaleString("en")}: ${p.us.toFixed(0)} µs/request`).join("; "),
+      perPage[2]!.us <= 1.5 * perPage[1]!.us,
+      "—",
+    ],
+    [
+      "RSS at 100,000 customers after the list load ≤ 400 MB",
+      hundredK.rss ? `${hundredK.rss.toFixed(0)} MB` : "n/a",
+      (hundredK.rss ?? Infinity) <= 400,
+      "the customers are 55-field objects (≈1.5 KB each in V8); JSON.parse of the 190 MB seed peaks well above what stays, and V8 keeps the freed pages",
+    ],
+    [
+      "start-up at 100,000 customers ≤ 1.5 s",
+      `${(hundredK.ms / 1000).toFixed(2)} s`,
+      hundredK.ms <= 1500,
+      "JSON.parse of the 190 MB seed file takes ≈0.9 s and checking 100,000 customers against the contract ≈0.25 s",
+    ],
+    [
+      "POST Customer ≥ 15× Prism",
+      ratio(post.ours?.rps, post.prism?.rps),
+      (post.ours?.rps ?? 0) >= 15 * (post.prism?.rps ?? Infinity),
+      "each create is validated against the contract, stored and encoded; Prism only validates and answers an example",
+    ],
+    [
+      "endurance: RSS growth from minute 2 to the end < 10 %",
+      endurance.growth === undefined ? "n/a" : `${(endurance.growth * 100).toFixed(1)} %`,
+      endurance.growth !== undefined && endurance.growth < 0.1,
+      endurance.minutes < 3
+        ? `the run lasted ${endurance.minutes} min (BENCH_ENDURANCE_MINUTES); the figure needs 10`
+        : "garbage collection timing on a shared machine",
     ],
   ] as const;
 
@@ -240,6 +295,16 @@ async function main(): Promise<void> {
     "",
     `Start-up, process start to first answer: bawa mock ${(ours.startMs / 1000).toFixed(2)} s, Prism ${(prism.startMs / 1000).toFixed(2)} s, bare node:http ${(bare.startMs / 1000).toFixed(2)} s.`,
     `bawa mock with 100, 10,000 and 100,000 customers: start-up ${lists.map((l) => `${(l.ms / 1000).toFixed(2)} s`).join(", ")}; memory (RSS) ${lists.map((l) => (l.rss ? `${l.rss.toFixed(0)} MB` : "n/a")).join(", ")}.`,
+    `Where the memory goes at 100,000 after the list load: RSS ${mb(hundredK.memory?.rssBytes)} = V8 heap ${mb(hundredK.memory?.heapTotalBytes)} (${mb(hundredK.memory?.heapUsedBytes)} in use: customers, the cached list text and its info objects) + buffers outside the heap ${mb(hundredK.memory?.externalBytes)} (the cached list bytes) + code and Node.js itself.`,
+    "",
+    `Endurance: ${endurance.minutes} min of mixed load (refresh grant, create, read, replace, delete, list) at ${ENDURANCE_RATE} operations/s (a create-read-replace-delete cycle is one), ${endurance.requests.toLocaleString("en")} operations, ${endurance.failures} not 2xx:`,
+    "",
+    "| minute | RSS | heap used | access tokens | refresh tokens | customers |",
+    "|---|---|---|---|---|---|",
+    ...endurance.samples.map(
+      (x) =>
+        `| ${x.minute} | ${mb(x.stats.rssBytes)} | ${mb(x.stats.heapUsedBytes)} | ${x.stats.accessTokens} | ${x.stats.refreshTokens} | ${x.stats.customers} |`,
+    ),
     "",
     "| target | measured | met | why not |",
     "|---|---|---|---|",
@@ -250,9 +315,87 @@ async function main(): Promise<void> {
   writeFileSync(resolve(PROJECT_ROOT, "reports/bench.md"), md);
   writeFileSync(
     resolve(PROJECT_ROOT, "reports/bench.json"),
-    `${JSON.stringify({ machine, seconds: SECONDS, rows, lists, startup: { ours: ours.startMs, prism: prism.startMs, bare: bare.startMs } }, null, 2)}\n`,
+    `${JSON.stringify({ machine, seconds: SECONDS, rows, lists, endurance, startup: { ours: ours.startMs, prism: prism.startMs, bare: bare.startMs } }, null, 2)}\n`,
   );
   console.log(md);
+}
+
+const ENDURANCE_MINUTES = Number(process.env.BENCH_ENDURANCE_MINUTES ?? 10);
+const ENDURANCE_RATE = 100;
+
+interface Endurance {
+  minutes: number;
+  requests: number;
+  failures: number;
+  samples: Array<{ minute: number; stats: Record<string, number> }>;
+  /** RSS at the end over RSS at minute 2, less one; undefined when the run was shorter than 3 minutes. */
+  growth?: number;
+}
+
+/**
+ * Mixed load at a fixed rate for BENCH_ENDURANCE_MINUTES, sampling the mock's memory and stores
+ * every minute: a mock that keeps something it should drop grows here.
+ */
+async function enduranceRun(log: (s: string) => void): Promise<Endurance> {
+  log(`endurance: ${ENDURANCE_MINUTES} min at ${ENDURANCE_RATE} requests/s (BENCH_ENDURANCE_MINUTES to change)`);
+  const mock = await start("bawa mock (endurance)", [BIN, "mock", "--port", "{port}", "--quiet"], "/__mock/clock");
+  const { refresh } = await backgroundTokens(mock.url);
+  let access = (await backgroundTokens(mock.url)).access;
+  const out: Endurance = { minutes: ENDURANCE_MINUTES, requests: 0, failures: 0, samples: [] };
+  const stats = async () => (await (await fetch(`${mock.url}/__mock/stats`)).json()) as Record<string, number>;
+  const api = `${mock.url}/v1/api/DEMO`;
+  const json = () => ({ authorization: `Bearer ${access}`, "content-type": "application/json" });
+  const body = JSON.stringify({ ...SEED_CUSTOMER, CustomerId: "", Name: "Endurance" });
+  const steps: Array<() => Promise<Response>> = [
+    async () => {
+      const res = await fetch(`${mock.url}/v1/OAuth/Token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: refreshForm(refresh),
+      });
+      if (res.ok) access = ((await res.clone().json()) as { access_token: string }).access_token;
+      return res;
+    },
+    async () => {
+      const made = await fetch(`${api}/Customer`, { method: "POST", headers: json(), body });
+      if (!made.ok) return made;
+      const id = ((await made.json()) as { CustomerId: string }).CustomerId;
+      await fetch(`${api}/Customer/${id}`, { headers: json() });
+      await fetch(`${api}/Customer/${id}`, { method: "PUT", headers: json(), body });
+      return fetch(`${api}/Customer/${id}`, { method: "DELETE", headers: json() });
+    },
+    () => fetch(`${api}/CustomerInfoList`, { headers: json() }),
+    () => fetch(`${api}/Customer/1001`, { headers: json() }),
+  ];
+  const started = performance.now();
+  const end = started + ENDURANCE_MINUTES * 60_000;
+  let nextSample = 1;
+  out.samples.push({ minute: 0, stats: await stats() });
+  try {
+    for (let i = 0; performance.now() < end; i++) {
+      const due = started + (i * 1000) / ENDURANCE_RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const res = await steps[i % steps.length]!().catch(() => undefined);
+      out.requests++;
+      if (!res?.ok) out.failures++;
+      await res?.arrayBuffer().catch(() => undefined);
+      if (performance.now() - started >= nextSample * 60_000) {
+        const s = await stats();
+        out.samples.push({ minute: nextSample, stats: s });
+        log(
+          `endurance minute ${nextSample}: RSS ${(s.rssBytes! / 2 ** 20).toFixed(0)} MB, heap ${(s.heapUsedBytes! / 2 ** 20).toFixed(0)} MB, ${out.requests} requests`,
+        );
+        nextSample++;
+      }
+    }
+  } finally {
+    await stop(mock);
+  }
+  const at2 = out.samples.find((x) => x.minute === 2)?.stats.rssBytes;
+  const last = out.samples.at(-1)!;
+  if (at2 && last.minute >= 3) out.growth = last.stats.rssBytes! / at2 - 1;
+  return out;
 }
 
 await main();

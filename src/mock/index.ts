@@ -33,6 +33,11 @@ export interface BawaMock extends Mock {
   listensAt(hosts: readonly string[]): void;
 }
 
+function memory(): Record<string, number> {
+  const m = process.memoryUsage();
+  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, externalBytes: m.external };
+}
+
 export interface BuildOptions {
   /** Keep customers, applications and tokens across restarts in this folder (src/mock/node/data-dir.ts); in memory when absent. */
   dataDir?: string;
@@ -83,6 +88,8 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     pendingAuthorizations: authorization.pending,
     ...tokens.counts(),
     requestLog: log.length,
+    // Where the memory goes, for the bench and for anyone watching a long-running mock.
+    ...memory(),
   });
   const reset = () => {
     mock.ctx.store.reset();
