@@ -123,6 +123,14 @@ async function main(): Promise<void> {
   const ours = await start("bawa mock", [BIN, "mock", "--port", "{port}", "--quiet"], "/__mock/clock");
   const prism = await start("Prism", [BIN, "prism", "--port", "{port}"], "/v1/api/DEMO/CustomerInfoList");
   const { access, refresh } = await backgroundTokens(ours.url);
+  // One start is noise on a shared machine: the start-up figure is the median of five more.
+  const starts: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const again = await start("bawa mock (start-up)", [BIN, "mock", "--port", "{port}", "--quiet"], "/__mock/clock");
+    starts.push(again.startMs);
+    await stop(again);
+  }
+  ours.startMs = starts.sort((a, b) => a - b)[2]!;
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
   try {
@@ -236,7 +244,7 @@ async function main(): Promise<void> {
       "load generator and mock share 2 cores; the tail follows garbage collection",
     ],
     [
-      "start-up < 0.5 s (process start to first answer)",
+      "start-up < 0.5 s (process start to first answer, median of 5)",
       `${(ours.startMs / 1000).toFixed(2)} s`,
       ours.startMs < 500,
       "the compiled code loads in ≈0.15 s and Ajv's set-up takes ≈0.1 s before the port opens; noise of a shared machine on top",

@@ -50,26 +50,32 @@ export interface ValidatorOptions {
  * compiled on first use and cached.
  */
 export class SchemaSet {
-  readonly #ajv: Ajv2020;
+  #ajv: Ajv2020 | undefined;
   readonly #cache = new Map<string, ValidateFunction>();
-  readonly #id: string;
+  readonly #id = "bawa:contract";
 
   constructor(
     readonly doc: OpenApiDocument,
-    options: ValidatorOptions = {},
-  ) {
-    this.#ajv = new Ajv2020({
+    private readonly options: ValidatorOptions = {},
+  ) {}
+
+  // Made on first use: setting Ajv up is a fifth of the mock's start-up, and the validators of
+  // request bodies are not needed before the first write.
+  get #validators(): Ajv2020 {
+    if (this.#ajv) return this.#ajv;
+    const ajv = new Ajv2020({
       strict: true,
       allErrors: true,
-      useDefaults: options.useDefaults ?? false,
+      useDefaults: this.options.useDefaults ?? false,
       discriminator: true,
     });
-    addFormats.default(this.#ajv, ["uri", "date-time"]);
+    addFormats.default(ajv, ["uri", "date-time"]);
     // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
-    this.#ajv.addFormat("decimal", { type: "number", validate: () => true });
-    this.#ajv.addVocabulary(ANNOTATION_KEYWORDS);
-    this.#id = "bawa:contract";
-    this.#ajv.addSchema({ $id: this.#id, components: { schemas: doc.components.schemas } });
+    ajv.addFormat("decimal", { type: "number", validate: () => true });
+    ajv.addVocabulary(ANNOTATION_KEYWORDS);
+    ajv.addSchema({ $id: this.#id, components: { schemas: this.doc.components.schemas } });
+    this.#ajv = ajv;
+    return ajv;
   }
 
   /** The compiled validator of a named schema; throws when the name is unknown. */
@@ -77,7 +83,7 @@ export class SchemaSet {
     let fn = this.#cache.get(name);
     if (!fn) {
       if (!(name in this.doc.components.schemas)) throw new Error(`contract: no schema named ${name}`);
-      fn = this.#ajv.getSchema(`${this.#id}#/components/schemas/${name}`);
+      fn = this.#validators.getSchema(`${this.#id}#/components/schemas/${name}`);
       if (!fn) throw new Error(`contract: schema ${name} did not compile`);
       this.#cache.set(name, fn);
     }

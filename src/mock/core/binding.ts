@@ -26,14 +26,14 @@ export function bindProperties(
   caseInsensitive: boolean,
   path = "",
 ): Bound {
-  const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
+  const { exact, byLower } = lookupOf(fields);
   const value: Record<string, unknown> = {};
   const sentAs = new Map<string, string>();
   const ignored: string[] = [];
   const problems: Problem[] = [];
   const at = (k: string) => (path ? `${path}.${k}` : k);
   for (const [key, v] of Object.entries(body)) {
-    const field = fields.includes(key) ? key : caseInsensitive ? byLower.get(key.toLowerCase()) : undefined;
+    const field = exact.has(key) ? key : caseInsensitive ? byLower.get(key.toLowerCase()) : undefined;
     if (field === undefined) {
       ignored.push(at(key));
       continue;
@@ -58,4 +58,15 @@ export function bindProperties(
     }
   }
   return { value, ignored, problems };
+}
+
+// The field lists are the contract's, made once: their lookups are made once too, not per body.
+const lookups = new WeakMap<readonly string[], { exact: Set<string>; byLower: Map<string, string> }>();
+function lookupOf(fields: readonly string[]) {
+  let l = lookups.get(fields);
+  if (!l) {
+    l = { exact: new Set(fields), byLower: new Map(fields.map((f) => [f.toLowerCase(), f])) };
+    lookups.set(fields, l);
+  }
+  return l;
 }

@@ -183,7 +183,8 @@ function readCustomer(req: RoutedRequest, pathId?: string): Read {
   }
   if (problems.length > 0) return invalid("The request is invalid.", problems, bound.ignored);
   // Without the default-value rule, only what was sent (plus the identifier) is kept.
-  const kept = rules.fillDefaults ? fields : fields.filter((k) => sent.includes(k) || k === "CustomerId");
+  const wasSent = new Set(sent);
+  const kept = rules.fillDefaults ? fields : fields.filter((k) => wasSent.has(k) || k === "CustomerId");
   return { ok: true, customer: pick(raw, kept) as Customer, ignored: bound.ignored };
 }
 
@@ -194,8 +195,17 @@ export function ignoredHeader(ignored: readonly string[]): Record<string, string
   return { "x-bawa-ignored-properties": `${names.join(", ")}${ignored.length > 20 ? ", ..." : ""}` };
 }
 
-const propertiesOf = (contract: RoutedRequest["ctx"]["contract"], schema: string) =>
-  Object.keys((contract.doc.components.schemas[schema] as { properties: object }).properties);
+// One array per schema, so binding can keep its lookups for it (binding.ts).
+const properties = new WeakMap<object, string[]>();
+const propertiesOf = (contract: RoutedRequest["ctx"]["contract"], schema: string) => {
+  const s = contract.doc.components.schemas[schema] as { properties: object };
+  let names = properties.get(s);
+  if (!names) {
+    names = Object.keys(s.properties);
+    properties.set(s, names);
+  }
+  return names;
+};
 
 const pick = (value: object, keys: readonly string[]) =>
   Object.fromEntries(keys.map((k) => [k, (value as Record<string, unknown>)[k]]));
@@ -205,8 +215,13 @@ const pick = (value: object, keys: readonly string[]) =>
  * refused with the field, so nothing is stored that one of the two formats
  * could not give back (decision 0009).
  */
+// Characters XML 1.0 certainly carries (BMP, no surrogate): most text is only these, and then
+// nothing needs to be looked at one code point at a time.
+const PLAIN_XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/;
+
 function notXmlText(value: unknown, field = ""): Problem[] {
   if (typeof value === "string") {
+    if (PLAIN_XML_TEXT.test(value)) return [];
     for (const ch of value) {
       const cp = ch.codePointAt(0)!;
       if (!isXmlChar(cp)) {
