@@ -111,6 +111,25 @@ describe("a data directory after a crash", () => {
   });
 });
 
+describe("a data directory of an earlier version", () => {
+  it("folds the old customers.journal.jsonl into the first snapshot and removes it", () => {
+    const dir = newDir();
+    const customer = { ...BASE, CustomerId: "4242", Name: "From the old journal" };
+    fs.writeFileSync(
+      join(dir, "customers.journal.jsonl"),
+      `${JSON.stringify({ op: "put", db: "DEMO", customer })}\n${JSON.stringify({ op: "delete", db: "DEMO", id: "1001" })}\n`,
+    );
+    const one = open(dir);
+    expect(fs.existsSync(join(dir, "customers.journal.jsonl"))).toBe(false);
+    expect(one.ctx.store.get("DEMO", "4242")?.Name).toBe("From the old journal");
+    closeAll(one);
+    const two = open(dir);
+    expect(two.ctx.store.get("DEMO", "4242")?.Name).toBe("From the old journal");
+    expect(two.ctx.store.get("DEMO", "1001")).toBeUndefined();
+    closeAll(two);
+  });
+});
+
 describe("a data directory that compacts while writes go on", () => {
   it("keeps every change, the one that made the journal too long included", async () => {
     const dir = newDir();
