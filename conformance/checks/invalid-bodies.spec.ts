@@ -35,20 +35,19 @@ async function expect400(
   expect(res.status, `${what}: answered ${res.status} ${res.text.slice(0, 200)}`).toBe(400);
 }
 
+/** Each JSON body, with the field it spoils, must be refused with 400. */
+const eachJsonRefused =
+  (api: Parameters<typeof send>[0], t: Parameters<typeof customerUrl>[0], auth: Auth) =>
+  ({ field, body }: { field: string; body: Record<string, unknown> }) =>
+    expect400(api, t, auth, JSON.stringify(body), "application/json", `${field} = ${JSON.stringify(body[field])}`);
+
 test(
   "a property of the wrong type is 400",
   coversWriting("A-INVALID-BODIES"),
   async ({ api, target, session, contract }) => {
-    const auth = await session.auth();
-    await assertProperty(wrongTypeBodies(contract.compiled.doc, customerBody(uniqueName())), async ({ field, body }) =>
-      expect400(
-        api,
-        target,
-        auth,
-        JSON.stringify(body),
-        "application/json",
-        `${field} = ${JSON.stringify(body[field])}`,
-      ),
+    await assertProperty(
+      wrongTypeBodies(contract.compiled.doc, customerBody(uniqueName())),
+      eachJsonRefused(api, target, await session.auth()),
     );
   },
 );
@@ -57,18 +56,9 @@ test(
   "a date that is not month/day/year is 400",
   coversWriting("A-INVALID-BODIES"),
   async ({ api, target, session, contract }) => {
-    const auth = await session.auth();
     await assertProperty(
       malformedDateBodies(contract.compiled.doc, customerBody(uniqueName())),
-      async ({ field, body }) =>
-        expect400(
-          api,
-          target,
-          auth,
-          JSON.stringify(body),
-          "application/json",
-          `${field} = ${JSON.stringify(body[field])}`,
-        ),
+      eachJsonRefused(api, target, await session.auth()),
     );
   },
 );

@@ -80,9 +80,18 @@ export function parseListQuery(query: Params, fields: readonly string[]): Parsed
   return { ok: true, query: out };
 }
 
-/** Applies a query: filter, then order, then skip and top (OData's order). */
-export function applyListQuery<T extends Record<string, unknown>>(items: T[], q: ListQuery): T[] {
-  let out = q.filter ? items.filter(q.filter) : items;
+/**
+ * Applies a query: filter, then order, then skip and top (OData's order), to the items as `view`
+ * shows them. Without a filter or an order only the page is viewed, so a page costs what it holds.
+ */
+export function applyListQuery<S, T extends Record<string, unknown>>(
+  source: readonly S[],
+  q: ListQuery,
+  view: (item: S) => T,
+): T[] {
+  if (!q.filter && !q.orderBy?.length) return page(source, q).map(view);
+  let out = source.map(view);
+  if (q.filter) out = out.filter(q.filter);
   if (q.orderBy?.length) {
     const keys = q.orderBy;
     out = [...out].sort((a, b) => {
@@ -93,8 +102,12 @@ export function applyListQuery<T extends Record<string, unknown>>(items: T[], q:
       return 0;
     });
   }
+  return page(out, q);
+}
+
+function page<T>(items: readonly T[], q: ListQuery): T[] {
   const start = q.skip ?? 0;
-  return out.slice(start, q.top === undefined ? undefined : start + q.top);
+  return items.slice(start, q.top === undefined ? undefined : start + q.top);
 }
 
 /** null sorts first, as in SQL Server's ascending order; strings by code unit. */

@@ -88,13 +88,13 @@ export class TokenStore implements TokenVerifier {
 
   /** Puts a token back as a data directory recorded it, without recording it again. */
   restore(kind: "access" | "refresh", token: string, record: StoredToken): void {
-    if (kind === "access") {
-      TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
-      this.#access.set(token, { ...record, expiresAt: record.expiresAt ?? 0, implicit: record.implicit ?? false });
-    } else {
-      TokenStore.#bound(this.#refresh, MAX_REFRESH_TOKENS);
-      this.#refresh.set(token, { ...record });
-    }
+    this.#set(
+      kind,
+      token,
+      kind === "access"
+        ? { ...record, expiresAt: record.expiresAt ?? 0, implicit: record.implicit ?? false }
+        : { ...record },
+    );
   }
 
   /** Replays "every access token expired" or "every token revoked" at a recorded time. */
@@ -119,6 +119,11 @@ export class TokenStore implements TokenVerifier {
   #keep(kind: "refresh", token: string, record: RefreshToken): void;
   #keep(kind: "access" | "refresh", token: string, record: AccessToken | RefreshToken): void {
     this.journal?.append({ op: "token", kind, token, record });
+    this.#set(kind, token, record);
+  }
+
+  /** Keeps a token's state; a new one beyond the cap makes the oldest go. */
+  #set(kind: "access" | "refresh", token: string, record: AccessToken | RefreshToken): void {
     if (kind === "access") {
       if (!this.#access.has(token)) TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
       this.#access.set(token, record as AccessToken);
