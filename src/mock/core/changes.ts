@@ -18,9 +18,9 @@ export interface StoredToken {
   user: string;
   databases: readonly string[];
   scope: string;
-  family?: string;
+  family?: string | undefined;
   revoked: boolean;
-  revokedAt?: number;
+  revokedAt?: number | undefined;
   /** Access tokens only. */
   expiresAt?: number;
   implicit?: boolean;
