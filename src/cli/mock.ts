@@ -7,6 +7,7 @@ import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index
 import { buildMock } from "../mock/index.ts";
 import { COMPACT_AT_BYTES } from "../mock/node/data-dir.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
+import { settleHeap } from "../mock/node/memory.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
 
@@ -134,7 +135,7 @@ options (flag, else environment variable, else default):
     // Compile the remaining validators now, before most clients need them, one per turn of the
     // event loop so a request arriving meanwhile waits for one compilation, not all of them.
     // A broken contract stops the mock.
-    const steps = warmSteps(mock.ctx.contract);
+    const steps = [...warmSteps(mock.ctx.contract), settleHeap];
     const warm = () => {
       try {
         steps.shift()?.();

@@ -46,6 +46,19 @@ describe("the switches", () => {
     expect(res.json()).not.toHaveProperty("Fax");
   });
 
+  // The whole list is cached as bytes without its info objects; a switch that reshapes it must
+  // still get them, on the first answer and on the cached ones after it.
+  it("reshape the cached whole list from its info objects", () => {
+    const { mock, auth } = freshMock();
+    const faulty = buildMock({ contract: mock.ctx.contract, switches: ["list-wrapped"] });
+    const headers = { authorization: `Bearer ${codeFlowTokens(faulty).access_token}` };
+    const expected = call(mock, "GET", "/v1/api/DEMO/CustomerInfoList", { headers: auth }).json();
+    expect(expected.length).toBeGreaterThan(1);
+    for (let i = 0; i < 2; i++) {
+      expect(call(faulty, "GET", "/v1/api/DEMO/CustomerInfoList", { headers }).json()).toEqual({ Items: expected });
+    }
+  });
+
   // The fault switches are data over the core's rules and answer codes: none may
   // re-derive routes from paths or recognise an answer by its wording.
   it("read no paths and no error texts", () => {
