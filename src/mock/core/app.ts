@@ -244,14 +244,14 @@ export function createMock(options: MockOptions): Mock {
       path: req.url,
       status: res.status,
       ms: Math.round(ms * 100) / 100,
-      ...(m.route !== undefined ? { route: m.route } : {}),
-      ...(m.code !== undefined ? { code: m.code } : {}),
-      ...(m.client !== undefined ? { client: m.client } : {}),
-      ...(m.user !== undefined ? { user: m.user } : {}),
-      ...(m.database !== undefined ? { database: m.database } : {}),
-      ...(m.problem !== undefined && res.status >= 400 ? { problem: m.problem } : {}),
-      ...(m.ignored?.length ? { ignored: m.ignored } : {}),
-      ...(summary ? { scenarios: summary } : {}),
+      route: m.route,
+      code: m.code,
+      client: m.client,
+      user: m.user,
+      database: m.database,
+      problem: res.status >= 400 ? m.problem : undefined,
+      ignored: m.ignored,
+      scenarios: summary || undefined,
     });
   }
 

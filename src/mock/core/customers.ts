@@ -211,8 +211,11 @@ const propertiesOf = (contract: RoutedRequest["ctx"]["contract"], schema: string
   return names;
 };
 
-const pick = (value: object, keys: readonly string[]) =>
-  Object.fromEntries(keys.map((k) => [k, (value as Record<string, unknown>)[k]]));
+function pick(value: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = value[k];
+  return out;
+}
 
 /**
  * Strings XML 1.0 can not carry (control characters, lone surrogates) are
@@ -236,7 +239,11 @@ function notXmlText(value: unknown, field = ""): Problem[] {
     return [];
   }
   if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([k, v]) => notXmlText(v, field ? `${field}.${k}` : k));
+  const out: Problem[] = [];
+  for (const [k, v] of Object.entries(value))
+    if (typeof v !== "number" && typeof v !== "boolean" && v !== null)
+      out.push(...notXmlText(v, field ? `${field}.${k}` : k));
+  return out;
 }
 
 const DATE_FIELDS = ["CocDate", "VatVerificationDate"] as const;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { RequestLog } from "./request-log.ts";
+
+const entry = (path: string) => ({ time: "t", mockTime: "m", method: "GET", path, status: 200, ms: 1 });
+
+describe("the request log", () => {
+  it("keeps the last entries in order as it wraps around, and forgets them on clear", () => {
+    const log = new RequestLog(3);
+    for (let i = 1; i <= 7; i++) log.record(entry(`/${i}`));
+    expect(log.length).toBe(3);
+    expect(log.since().map((e) => [e.id, e.path])).toEqual([
+      [5, "/5"],
+      [6, "/6"],
+      [7, "/7"],
+    ]);
+    expect(log.since(6).map((e) => e.id)).toEqual([7]);
+    expect(log.since(7)).toEqual([]);
+    log.clear();
+    expect(log.length).toBe(0);
+    expect(log.since()).toEqual([]);
+    log.record(entry("/8"));
+    expect(log.since().map((e) => e.id)).toEqual([8]);
+    expect(log.length).toBe(1);
+  });
+
+  it("cuts long texts and keeps absent fields out of its JSON", () => {
+    const log = new RequestLog();
+    log.record({ ...entry(`/${"x".repeat(400)}`), problem: "p".repeat(400), ignored: ["a", "b"] });
+    const [e] = log.since();
+    expect(e!.path).toHaveLength(303);
+    expect(e!.problem).toHaveLength(303);
+    expect(e!.ignored).toEqual(["a", "b"]);
+    expect(Object.keys(JSON.parse(JSON.stringify(e)))).not.toContain("route");
+  });
+});
