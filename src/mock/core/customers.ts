@@ -92,7 +92,7 @@ export const listCustomers: Handler = withDatabase((req, db) => {
     const { value: _made, ...rest } = meta ?? {};
     return {
       ...res,
-      meta: Object.defineProperty(rest, "value", { get: () => applyListQuery(all, query, infoOf), enumerable: true }),
+      meta: { ...rest, makeValue: () => applyListQuery(all, query, infoOf) },
       encoded: { text: res.body, bytes: Buffer.from(res.body) },
     };
   });

@@ -25,6 +25,10 @@ export interface MockResponse {
   meta?: AnswerMeta;
 }
 
+/** The body of an answer before it was encoded, kept or made again. */
+export const bodyValue = (meta: AnswerMeta | undefined): unknown =>
+  meta?.value !== undefined ? meta.value : meta?.makeValue?.();
+
 /** The bytes to send for an answer's body. */
 export function bodyBytes(res: MockResponse): Buffer | string | undefined {
   return res.encoded && res.encoded.text === res.body ? res.encoded.bytes : res.body;
@@ -41,6 +45,8 @@ export interface AnswerMeta {
   route?: string;
   /** The body before it was encoded, with its schema and format. */
   value?: unknown;
+  /** Makes `value` on demand, when the answer does not keep it (the cached whole list); see bodyValue(). */
+  makeValue?: () => unknown;
   schema?: string;
   format?: Format;
   /** The message of an error answer. */

@@ -1,5 +1,6 @@
 // Faults of the customer resource: its fields, its lifecycle and its list.
 import { JSON_FORMAT } from "../core/format.ts";
+import { bodyValue } from "../core/http.ts";
 import type { Switch } from "../core/scenarios.ts";
 import { CUSTOMER_ANSWERS, customersInJson, fault, mapValue } from "./transforms.ts";
 
@@ -100,7 +101,7 @@ export const CUSTOMER_FAULTS: readonly Switch[] = [
       {
         codes: ["customer.list"],
         apply: (res) =>
-          res.meta?.format?.kind === "json" ? { ...res, body: JSON.stringify({ Items: res.meta.value }) } : res,
+          res.meta?.format?.kind === "json" ? { ...res, body: JSON.stringify({ Items: bodyValue(res.meta) }) } : res,
       },
     ],
   }),
@@ -138,7 +139,7 @@ export const CUSTOMER_FAULTS: readonly Switch[] = [
             ? {
                 ...res,
                 headers: { ...res.headers, "content-type": "application/json; charset=utf-8" },
-                body: JSON.stringify(res.meta.value),
+                body: JSON.stringify(bodyValue(res.meta)),
                 meta: { ...res.meta, format: JSON_FORMAT },
               }
             : res,

@@ -1,7 +1,7 @@
 // The few ways a switch reshapes an answer, shared by the fault and
 // tolerated-behaviour definitions. Each works on what the core says of the
 // answer (meta), never on paths or error texts.
-import type { MockResponse } from "../core/http.ts";
+import { bodyValue, type MockResponse } from "../core/http.ts";
 import type { Switch, Transform, TransformContext } from "../core/scenarios.ts";
 
 /** A switch that breaks a rule on purpose; `breaks` names what the suite must report. */
@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
 export const mapValue =
   (fn: (value: Json, res: MockResponse) => Json | undefined): Transform["apply"] =>
   (res, t) => {
-    const v = res.meta?.value;
+    const v = bodyValue(res.meta);
     if (typeof v !== "object" || v === null || Array.isArray(v)) return res;
     const copy = structuredClone(v) as Json;
     return t.reencode(res, fn(copy, res) ?? copy);
