@@ -44,24 +44,35 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unknown[] | undefined {
   const fd = openSync(path, "r");
   const out: unknown[] = [];
+  // One buffer for the whole file: the unparsed rest of a batch moves to its front and the next
+  // read follows it. A new buffer per read left ≈100 MB of freed memory with the C allocator at
+  // 100,000 customers, which it did not give back to the system.
+  let buf = Buffer.allocUnsafe(batchBytes * 2);
+  let carried = 0;
   try {
-    let carry = Buffer.alloc(0);
     let boundary: Buffer | undefined;
     for (let first = true; ; first = false) {
-      const chunk = Buffer.allocUnsafe(batchBytes);
-      const n = readSync(fd, chunk, 0, batchBytes, null);
-      let data = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+      if (buf.length - carried < batchBytes) {
+        // An element longer than a batch: the buffer grows to hold it.
+        const bigger = Buffer.allocUnsafe(carried + batchBytes);
+        buf.copy(bigger, 0, 0, carried);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, carried, batchBytes, null);
+      const end = carried + n;
+      let start = 0;
       if (first) {
-        const head = /^\uFEFF?\s*\[\s*(\{\s*"(?:[^"\\]|\\.)*")?/.exec(data.toString("utf8", 0, 1024));
+        const head = /^\uFEFF?\s*\[\s*(\{\s*"(?:[^"\\]|\\.)*")?/.exec(buf.toString("utf8", 0, Math.min(end, 1024)));
         if (!head) return undefined;
         if (head[1]) boundary = Buffer.from(`},${head[1].replace(/^\{\s*/, "{")}`);
-        data = data.subarray(data.indexOf(91) + 1);
+        start = buf.indexOf(91) + 1;
       }
       if (n === 0) {
         // The rest: the last elements and the closing bracket.
-        for (const item of JSON.parse(`[${data.toString("utf8")}`) as unknown[]) out.push(item);
+        for (const item of JSON.parse(`[${buf.toString("utf8", start, end)}`) as unknown[]) out.push(item);
         return out;
       }
+      const data = buf.subarray(start, end);
       let cut = boundary ? data.lastIndexOf(boundary) : -1;
       let batch: unknown[] | undefined;
       for (let tries = 0; cut > 0 && tries < 5 && !batch; tries++) {
@@ -71,12 +82,10 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
           cut = data.lastIndexOf(boundary!, cut - 1);
         }
       }
-      if (!batch) {
-        carry = Buffer.from(data);
-        continue;
-      }
-      for (const item of batch) out.push(item);
-      carry = Buffer.from(data.subarray(cut + 2));
+      const rest = batch ? start + cut + 2 : start;
+      if (batch) for (const item of batch) out.push(item);
+      buf.copyWithin(0, rest, end);
+      carried = end - rest;
     }
   } catch {
     return undefined;
