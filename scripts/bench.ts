@@ -235,13 +235,13 @@ async function main(): Promise<void> {
       "GET Customer/{id}: ≥ 50 % of bare node:http",
       ratio(get.ours?.rps, get.bare?.rps),
       (get.ours?.rps ?? 0) >= 0.5 * (get.bare?.rps ?? Infinity),
-      "token check, routing, negotiation per call; within noise of 50 % on 2 shared cores",
+      "each call checks the token, routes, negotiates, encodes and logs, where bare node:http writes a fixed text; the load generator shares the 2 cores",
     ],
     [
       "GET Customer/{id}: p99 < 10 ms",
       `${get.ours?.p99} ms`,
       (get.ours?.p99 ?? Infinity) < 10,
-      "load generator and mock share 2 cores; the tail follows garbage collection",
+      "load generator and mock share 2 cores: in a profile the mock is idle a quarter of the time, waiting for requests, and spends another quarter in socket writes; the tail follows the scheduler and garbage collection",
     ],
     [
       "start-up < 0.5 s (process start to first answer, median of 5)",
@@ -271,7 +271,7 @@ async function main(): Promise<void> {
       "start-up at 100,000 customers ≤ 1.5 s",
       `${(hundredK.ms / 1000).toFixed(2)} s`,
       hundredK.ms <= 1500,
-      "parsing the 190 MB seed file takes ≈0.9 s and checking 100,000 customers against the contract ≈0.25 s",
+      "JSON.parse of the 190 MB seed file takes 0.7–0.9 s, garbage collection while its objects are promoted ≈0.25 s, checking 100,000 customers against the contract ≈0.2 s, and Node.js with the compiled code ≈0.4 s",
     ],
     [
       "POST Customer ≥ 15× Prism",
