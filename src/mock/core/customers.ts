@@ -87,12 +87,12 @@ export const listCustomers: Handler = withDatabase((req, db) => {
   // Its info objects (10 MB at 100,000 customers) are not kept: the scenarios that reshape the
   // list from them make them again.
   return store.memo(db, `list:${req.format.mediaType}:${rules.jsonNames}`, () => {
-    const { meta, ...res } = list();
-    if (res.body === undefined) return { ...res, ...(meta ? { meta } : {}) };
-    const { value: _made, ...rest } = meta ?? {};
+    const res = list();
+    if (res.body === undefined) return res;
+    const { value: _made, ...meta } = res.meta ?? {};
     return {
       ...res,
-      meta: { ...rest, makeValue: () => applyListQuery(all, query, infoOf) },
+      meta: { ...meta, makeValue: () => applyListQuery(all, query, infoOf) },
       encoded: { text: res.body, bytes: Buffer.from(res.body) },
     };
   });
