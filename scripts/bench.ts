@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from "../src/paths.ts";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
 const SEED_CUSTOMER = (
-  JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/customers/DEMO.json"), "utf8")) as Array<
+  JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/Customer/DEMO.json"), "utf8")) as Array<
     Record<string, unknown>
   >
 )[0]!;
@@ -103,7 +103,7 @@ function seedDir(customers: number): string {
     OrganizationId: 1000 + i,
     Name: `Klant ${i}`,
   }));
-  writeFileSync(join(dir, "customers/DEMO.json"), JSON.stringify(list));
+  writeFileSync(join(dir, "Customer/DEMO.json"), JSON.stringify(list));
   return dir;
 }
 
@@ -307,7 +307,7 @@ async function main(): Promise<void> {
     "|---|---|---|---|---|---|",
     ...endurance.samples.map(
       (x) =>
-        `| ${x.minute} | ${mb(x.stats.rssBytes)} | ${mb(x.stats.heapUsedBytes)} | ${x.stats.accessTokens} | ${x.stats.refreshTokens} | ${x.stats.customers} |`,
+        `| ${x.minute} | ${mb(x.stats.rssBytes)} | ${mb(x.stats.heapUsedBytes)} | ${x.stats.accessTokens} | ${x.stats.refreshTokens} | ${x.stats.objects} |`,
     ),
     "",
     "| target | measured | met | why not |",

@@ -76,7 +76,7 @@ export function startPrism(opts: {
   const file = join(dir, "openapi.prism.yaml");
   writeFileSync(
     file,
-    stringify(prismDocument(contract.doc, seed.customers, opts.versions, DEFAULT_CONFIG.scope), {
+    stringify(prismDocument(contract, seed.objects, opts.versions, DEFAULT_CONFIG.scope), {
       aliasDuplicateObjects: false,
     }),
   );

@@ -7,6 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormats from "ajv-formats";
 import { parse } from "yaml";
 import { PROJECT_ROOT, SOURCE_EXTENSION } from "../paths.ts";
+import { MONTH_DAY_YEAR } from "./resources.ts";
 
 export const CONTRACT_PATH = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
 // The build's JSON copy of the contract (scripts/contract-json.mjs): the compiled code reads it
@@ -37,7 +38,26 @@ export function loadContract(path: string = CONTRACT_PATH): OpenApiDocument {
 }
 
 // OpenAPI keywords that are annotations for JSON Schema validation.
-const ANNOTATION_KEYWORDS = ["xml", "example", "externalDocs", "x-assumption", "components"];
+const ANNOTATION_KEYWORDS = [
+  "xml",
+  "example",
+  "externalDocs",
+  "x-assumption",
+  "components",
+  // The resource model's extensions (resources.ts): read by the model, annotations here.
+  "x-bawa-sequence",
+  "x-bawa-database",
+];
+
+/** A-DATES: month/day/year, with or without leading zeros, a day that exists in the calendar. */
+export function monthDayYear(text: string): { month: number; day: number; year: number } | undefined {
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text);
+  if (!m) return undefined;
+  const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (year < 100) date.setUTCFullYear(year);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? { month, day, year } : undefined;
+}
 
 /** How a validator treats the data it checks. */
 export interface ValidatorOptions {
@@ -72,6 +92,11 @@ export class SchemaSet {
     addFormats.default(ajv, ["uri", "date-time"]);
     // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
     ajv.addFormat("decimal", { type: "number", validate: () => true });
+    // A date that does not exist (02/30/2024) fails here; one of the wrong form fails the schema's pattern.
+    ajv.addFormat(MONTH_DAY_YEAR, {
+      type: "string",
+      validate: (s: string) => !/^\d{1,2}\/\d{1,2}\/\d{4}$/.test(s) || monthDayYear(s) !== undefined,
+    });
     ajv.addVocabulary(ANNOTATION_KEYWORDS);
     ajv.addSchema({ $id: this.#id, components: { schemas: this.doc.components.schemas } });
     this.#ajv = ajv;
@@ -135,6 +160,10 @@ function explain(e: ErrorObject): string {
       return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     case "const":
       return `must be ${JSON.stringify(e.params.allowedValue)}`;
+    case "format":
+      return e.params.format === MONTH_DAY_YEAR
+        ? "is not a date that exists (month/day/year)"
+        : `must be of format ${e.params.format}`;
     default:
       return e.message ?? e.keyword;
   }

@@ -1,7 +1,9 @@
 import { CONTRACT_PATH, loadContract, type OpenApiDocument, SchemaSet } from "./contract.ts";
+import { buildResourceModel, type ResourceModel } from "./resources.ts";
 import { XmlMapping } from "./xml.ts";
 
 export * from "./contract.ts";
+export * from "./resources.ts";
 export * from "./xml.ts";
 
 /** The contract compiled for use: validators for answers and for request bodies, and the XML mapping. */
@@ -12,6 +14,8 @@ export interface CompiledContract {
   /** Validates request bodies and fills in the contract's defaults. */
   requests: SchemaSet;
   xml: XmlMapping;
+  /** The resources the contract declares, by the description's result kinds (resources.ts). */
+  resources: ResourceModel;
 }
 
 /**
@@ -26,6 +30,7 @@ export function compileContract(path: string = CONTRACT_PATH, options: { eager?:
     answers: new SchemaSet(doc),
     requests: new SchemaSet(doc, { useDefaults: true }),
     xml: new XmlMapping(doc),
+    resources: buildResourceModel(doc),
   };
   if (options.eager ?? true) warmContract(contract);
   return contract;

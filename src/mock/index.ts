@@ -1,8 +1,8 @@
 // Assembles the mock from its parts: contract, seed, scenarios, authorization
-// server, customer API, portal and control calls.
+// server, the data API of the contract's resources, portal and control calls.
 import { type CompiledContract, compileContract } from "../contract/index.ts";
 import { createMock, type Mock } from "./core/app.ts";
-import type { Change, Journal } from "./core/changes.ts";
+import { type Change, type Journal, upgradeChange } from "./core/changes.ts";
 import type { MovableClock } from "./core/clock.ts";
 import { controlRoutes } from "./core/control.ts";
 import { type Authorization, createAuthorization } from "./core/oauth/authorize.ts";
@@ -19,6 +19,9 @@ import { SWITCHES } from "./faults/index.ts";
 import { DataDir, type DataDirOptions } from "./node/data-dir.ts";
 import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
 
+/** What GET /__mock/stats answers: how much each store holds, and the process's memory. */
+export type Stats = Record<string, number | Record<string, number>>;
+
 export interface BawaMock extends Mock {
   registry: Registry;
   tokens: TokenStore;
@@ -26,7 +29,7 @@ export interface BawaMock extends Mock {
   /** Drops what has expired (codes, tokens, abandoned authorization requests); `listen()` calls it on a timer. */
   sweep(): void;
   /** How much each store holds (GET /__mock/stats). */
-  counts(): Record<string, number>;
+  counts(): Stats;
   /** The data directory, when the mock keeps its state in one. */
   dataDir?: DataDir;
   /** Learns the Host header values that address it (`listen()` tells it). */
@@ -39,7 +42,7 @@ function memory(): Record<string, number> {
 }
 
 export interface BuildOptions {
-  /** Keep customers, applications and tokens across restarts in this folder (src/mock/node/data-dir.ts); in memory when absent. */
+  /** Keep objects, applications and tokens across restarts in this folder (src/mock/node/data-dir.ts); in memory when absent. */
   dataDir?: string;
   /** How the data directory writes and when it compacts (tests of full disks and crashes). */
   dataDirOptions?: Partial<DataDirOptions>;
@@ -60,10 +63,16 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
   // Every store records into one journal, switched on only after the data directory was replayed.
   const dataDir = options.dataDir
     ? new DataDir(options.dataDir, {
-        customerProblem: (c) => {
-          const p = contract.answers.check("Customer", c)[0];
-          return p && `its customer does not fit the contract: ${p.field || "body"} ${p.message}`;
+        objectProblem: (resource, o) => {
+          const c = contract.resources.collection(resource);
+          if (!c?.editable) {
+            const names = contract.resources.collections.filter((x) => x.editable).map((x) => x.name);
+            return `its resource ${JSON.stringify(resource)} is no editable resource of the contract (${names.join(", ")})`;
+          }
+          const p = contract.answers.check(c.schema, o)[0];
+          return p && `its ${c.name} does not fit the contract: ${p.field || "body"} ${p.message}`;
         },
+        upgrade: (line) => upgradeChange(line, contract.resources),
         warn: (m) => console.error(`bawa mock: ${m}`),
         ...options.dataDirOptions,
       })
@@ -82,8 +91,9 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     authorization.sweep(now);
     tokens.sweep(now);
   };
-  const counts = () => ({
-    customers: mock.ctx.store.databases().reduce((n, d) => n + d.customers, 0),
+  const counts = (): Stats => ({
+    objects: Object.values(mock.ctx.store.totals()).reduce((a, b) => a + b, 0),
+    objectsByCollection: mock.ctx.store.totals(),
     applications: registry.applications().length,
     pendingAuthorizations: authorization.pending,
     ...tokens.counts(),
@@ -106,7 +116,7 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
       ...portalRoutes(registry),
     ],
     contract,
-    seed: seed.customers,
+    seed: seed.objects,
     tokens,
     scenarios,
     log,

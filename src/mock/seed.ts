@@ -1,12 +1,14 @@
-// Reads mock-data/: customers per database and the OAuth registry, each
-// checked against the contract so a bad seed stops the mock at start-up.
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+// Reads mock-data/: the objects of every collection of the contract's resource
+// model (one folder per collection, one file per database; one file for a
+// collection of the whole service) and the OAuth registry, each checked against
+// the contract so a bad seed stops the mock at start-up.
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { parse } from "yaml";
-import type { CompiledContract } from "../contract/index.ts";
+import type { Collection, CompiledContract } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type Application, type OAuthSeed, registrableRedirectUri, type User } from "./core/oauth/registry.ts";
-import type { Customer, Seed } from "./core/store.ts";
+import { SERVICE_WIDE, type Seed, type StoredObject } from "./core/store.ts";
 
 export const DEFAULT_SEED_DIR = resolve(PROJECT_ROOT, "mock-data");
 
@@ -15,12 +17,13 @@ export class SeedError extends Error {
 }
 
 export interface LoadedSeed {
-  customers: Seed;
+  /** Objects per collection and database. */
+  objects: Seed;
   oauth: OAuthSeed;
 }
 
 export function loadSeed(contract: CompiledContract, dir: string = DEFAULT_SEED_DIR): LoadedSeed {
-  return { customers: loadCustomers(contract, dir), oauth: loadOAuth(dir) };
+  return { objects: loadObjects(contract, dir), oauth: loadOAuth(dir) };
 }
 
 function readText(file: string): string {
@@ -99,7 +102,7 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
   }
 }
 
-function readCustomers(contract: CompiledContract, path: string, where: string): Customer[] {
+function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): StoredObject[] {
   let data: unknown;
   try {
     data = parseArrayInBatches(path);
@@ -113,44 +116,87 @@ function readCustomers(contract: CompiledContract, path: string, where: string):
       throw new SeedError(`${where} is not valid JSON: ${(err as Error).message}`);
     }
   }
-  if (!Array.isArray(data)) throw new SeedError(`${where} must hold an array of customers`);
+  if (!Array.isArray(data)) throw new SeedError(`${where} must hold an array of ${c.name} objects`);
   const ids = new Set<string>();
-  data.forEach((c, i) => {
-    const problems = contract.answers.check("Customer", c);
+  data.forEach((o, i) => {
+    const problems = contract.answers.check(c.schema, o);
     if (problems.length > 0) {
       const p = problems[0]!;
-      throw new SeedError(`${where}: customer ${i} does not fit the contract: ${p.field || "body"} ${p.message}`);
+      throw new SeedError(
+        `${where}: object ${i} does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
+      );
     }
-    const id = (c as Customer).CustomerId;
+    if (c.idProperty === undefined) return;
+    const id = String((o as Record<string, unknown>)[c.idProperty]);
     if (id === "" || ids.has(id))
-      throw new SeedError(`${where}: customer ${i} needs a unique, non-empty CustomerId (got ${JSON.stringify(id)})`);
+      throw new SeedError(
+        `${where}: object ${i} needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
+      );
     ids.add(id);
   });
-  return data as Customer[];
+  return data as StoredObject[];
 }
 
-function loadCustomers(contract: CompiledContract, dir: string): Seed {
-  const folder = join(dir, "customers");
-  let files: string[];
+/** Files and folders of a seed folder that are not objects. */
+const NOT_OBJECTS = /^(oauth\.ya?ml|README(\.md)?|\..*)$/i;
+
+/**
+ * The collection a seed folder or file names: its name or one of its resources' (`Customer`,
+ * `CustomerInfoList`), without case, a plural "s" allowed (`customers`, as earlier versions named it).
+ */
+export function collectionOfSeed(contract: CompiledContract, name: string): Collection | undefined {
+  const want = name.toLowerCase();
+  return contract.resources.collections.find((c) =>
+    [c.name, ...c.resources].some((n) => want === n.toLowerCase() || want === `${n.toLowerCase()}s`),
+  );
+}
+
+function loadObjects(contract: CompiledContract, dir: string): Seed {
+  let entries: string[];
   try {
-    files = readdirSync(folder)
-      .filter((f) => f.endsWith(".json"))
-      .sort();
-  } catch {
-    throw new SeedError(`no customers folder at ${folder}: it holds one <DATABASE>.json per database`);
+    entries = readdirSync(dir).sort();
+  } catch (err) {
+    throw new SeedError(`cannot read the seed folder ${dir}: ${(err as Error).message}`);
   }
-  const seed: Record<string, () => Customer[]> = {};
-  for (const file of files) {
-    const path = join(folder, file);
-    const where = relative(process.cwd(), path) || path;
-    // Parsed and checked once now; a reset reads the file again instead of the mock keeping
-    // its text (at 100,000 customers that text alone is 190 MB).
-    let first: Customer[] | undefined = readCustomers(contract, path, where);
-    seed[basename(file, ".json")] = () => {
-      const customers = first ?? readCustomers(contract, path, where);
-      first = undefined;
-      return customers;
-    };
+  const seed: Record<string, Record<string, () => StoredObject[]>> = {};
+  const known = contract.resources.collections.map((c) => c.name).join(", ");
+  for (const entry of entries) {
+    if (NOT_OBJECTS.test(entry)) continue;
+    const path = join(dir, entry);
+    const folder = statSync(path).isDirectory();
+    const c = collectionOfSeed(contract, folder ? entry : basename(entry, ".json"));
+    if (!c || (!folder && !entry.endsWith(".json"))) {
+      throw new SeedError(
+        `${relative(process.cwd(), path) || path} is no seed data of this contract: a folder (or, for a resource of the whole service, a .json file) is named after a collection: ${known}`,
+      );
+    }
+    if (seed[c.name]) throw new SeedError(`${path}: ${c.name} has seed data under two names in ${dir}`);
+    if (folder !== c.databaseScoped) {
+      throw new SeedError(
+        c.databaseScoped
+          ? `${path}: ${c.name} is kept per database: give it a folder ${c.name}/ with one <DATABASE>.json per database`
+          : `${path}: ${c.name} is not kept per database: give it one file ${c.name}.json`,
+      );
+    }
+    const files = folder
+      ? readdirSync(path)
+          .filter((f) => f.endsWith(".json"))
+          .sort()
+      : [entry];
+    const perDatabase: Record<string, () => StoredObject[]> = {};
+    for (const file of files) {
+      const filePath = folder ? join(path, file) : path;
+      const where = relative(process.cwd(), filePath) || filePath;
+      // Parsed and checked once now; a reset reads the file again instead of the mock keeping
+      // its text (at 100,000 customers that text alone is 190 MB).
+      let first: StoredObject[] | undefined = readObjects(contract, c, filePath, where);
+      perDatabase[folder ? basename(file, ".json") : SERVICE_WIDE] = () => {
+        const objects = first ?? readObjects(contract, c, filePath, where);
+        first = undefined;
+        return objects;
+      };
+    }
+    seed[c.name] = perDatabase;
   }
   return seed;
 }

@@ -1,21 +1,27 @@
 // The document Prism serves: the contract, with every path under each
 // version segment in both spellings (Prism ignores the base path of
 // `servers`) and the examples taken from mock-data/.
-import type { OpenApiDocument } from "../contract/index.ts";
-import { infoOf, type Seed } from "../mock/core/store.ts";
+import type { CompiledContract, OpenApiDocument } from "../contract/index.ts";
+import { project, type Seed } from "../mock/core/store.ts";
 
 export function prismDocument(
-  contract: OpenApiDocument,
+  contract: CompiledContract,
   seed: Seed,
   versions: readonly string[],
   scope: string,
 ): OpenApiDocument {
-  const doc = structuredClone(contract);
-  const first = Object.values(seed)[0];
-  const customers = first ? first() : [];
-  const examples: Record<string, unknown> = {
-    Customer: customers[0],
-    CustomerInfoList: customers.map(infoOf),
+  const doc = structuredClone(contract.doc);
+  const examples: Record<string, unknown> = {};
+  // Every resource's example: the first database's seed objects, as each operation's view shows them.
+  for (const op of contract.resources.operations) {
+    const first = Object.values(seed[op.collection.name] ?? {})[0];
+    const objects = first ? first() : [];
+    if (objects.length === 0) continue;
+    const views = objects.map((o) => project(o, op.view.properties));
+    examples[op.answers] ??= op.action === "list" ? views : views[0];
+    examples[op.collection.schema] ??= objects[0];
+  }
+  Object.assign(examples, {
     TokenResponse: {
       access_token: "prism-access-token",
       token_type: "bearer",
@@ -23,7 +29,7 @@ export function prismDocument(
       refresh_token: "prism-refresh-token",
       scope,
     },
-  };
+  });
   const paths: OpenApiDocument["paths"] = {};
   for (const [path, item] of Object.entries(doc.paths)) {
     addExamples(item, examples);

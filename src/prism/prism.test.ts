@@ -10,7 +10,7 @@ import { prismDocument } from "./document.ts";
 describe("the document Prism serves", () => {
   const contract = compileContract();
   const seed = loadSeed(contract);
-  const doc = prismDocument(contract.doc, seed.customers, ["1", "18"], "http://BusinessAdmin.Mock.API/Web/WebApi/*");
+  const doc = prismDocument(contract, seed.objects, ["1", "18"], "http://BusinessAdmin.Mock.API/Web/WebApi/*");
 
   it("has every path under each version, in both spellings", () => {
     const paths = Object.keys(doc.paths);

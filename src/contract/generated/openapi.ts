@@ -89,6 +89,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/AdministrationInfoList": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the administrations the user may open
+         * @description The administrations (databases) the token's user may open, as info
+         *     objects. No database segment: it is what a client calls to learn the
+         *     database ids for every other call (A-ADMINISTRATIONS). Takes the same
+         *     list parameters as other lists (A-LIST-PARAMETERS).
+         */
+        get: operations["listAdministrationInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/{database_id}/CustomerInfoList": {
         parameters: {
             query?: never;
@@ -250,6 +273,20 @@ export interface components {
             Email: string | null;
             Telephone: string | null;
         };
+        /**
+         * @description An administration (database) the user may open, as the real family's
+         *     `AdministrationInfoList` names it. `AdministrationId` is the database
+         *     id of every data path (`/api/{database_id}/...`).
+         */
+        AdministrationInfo: {
+            AdministrationId: string;
+            Code: string | null;
+            Description: string | null;
+            ShortName: string | null;
+            GroupId: number;
+        };
+        /** @description A bare array of administration info objects (A-LIST-SHAPE). */
+        AdministrationInfoList: components["schemas"]["AdministrationInfo"][];
         /** @description A bare array of customer info objects (A-LIST-SHAPE). */
         CustomerInfoList: components["schemas"]["CustomerInfo"][];
         /** @description Element of `Addresses`. Its shape is not shown in the service description. */
@@ -281,7 +318,12 @@ export interface components {
             /** @default null */
             Telephone?: string | null;
         };
-        /** @description A date written as month/day/year, for example `03/31/2024` or `3/31/2024`. */
+        /**
+         * Format: month-day-year
+         * @description A date written as month/day/year, for example `03/31/2024` or
+         *     `3/31/2024`; it must exist in the calendar (A-DATES). The format
+         *     `month-day-year` is how a tool finds the date fields of any resource.
+         */
         MonthDayYear: string | null;
         /**
          * @description The body of POST and PUT: all properties of the customer. A missing
@@ -326,7 +368,10 @@ export interface components {
              * @default null
              */
             CustomerStateId?: string | null;
-            /** @default null */
+            /**
+             * @description The database (administration) of the customer; the service fills it in from the path (A-DATABASE-FIELD).
+             * @default null
+             */
             Database?: string | null;
             /**
              * @description code
@@ -462,7 +507,7 @@ export interface components {
             /** @description The customer's name; required (A-REQUIRED); at most 40 characters (A-LIMITS). */
             Name: string;
             /**
-             * @description 0 on create.
+             * @description 0 on create; the service assigns it and keeps it on update (A-CUSTOMER-IDS).
              * @default 0
              */
             OrganizationId?: number;
@@ -527,7 +572,10 @@ export interface components {
              * @default null
              */
             CustomerStateId: string | null;
-            /** @default null */
+            /**
+             * @description The database (administration) of the customer; the service fills it in from the path (A-DATABASE-FIELD).
+             * @default null
+             */
             Database: string | null;
             /**
              * @description code
@@ -663,7 +711,7 @@ export interface components {
             /** @description The customer's name; required (A-REQUIRED); at most 40 characters (A-LIMITS). */
             Name: string;
             /**
-             * @description 0 on create.
+             * @description 0 on create; the service assigns it and keeps it on update (A-CUSTOMER-IDS).
              * @default 0
              */
             OrganizationId: number;
@@ -789,6 +837,18 @@ export interface components {
         DatabaseId: string;
         /** @description Identifier of the customer (`CustomerId`). An unknown id is 404. */
         CustomerId: string;
+        /**
+         * @description `eq`, `ne`, `and`, `or`, `not`, parentheses, `startswith` and `contains` on the fields of the list's items, with strings or null.
+         * @example startswith(Name,'Bakkerij') and City ne null
+         */
+        Filter: string;
+        /**
+         * @description Fields of the list's items, each optionally `asc` or `desc`, separated by commas.
+         * @example Name desc,CustomerId
+         */
+        OrderBy: string;
+        Skip: number;
+        Top: number;
         /** @description The pending authorization request the screen belongs to (A-SCREEN-PATHS). */
         AuthorizationRequestId: string;
     };
@@ -1055,21 +1115,60 @@ export interface operations {
             };
         };
     };
+    listAdministrationInfo: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `eq`, `ne`, `and`, `or`, `not`, parentheses, `startswith` and `contains` on the fields of the list's items, with strings or null.
+                 * @example startswith(Name,'Bakkerij') and City ne null
+                 */
+                $filter?: components["parameters"]["Filter"];
+                /**
+                 * @description Fields of the list's items, each optionally `asc` or `desc`, separated by commas.
+                 * @example Name desc,CustomerId
+                 */
+                $orderby?: components["parameters"]["OrderBy"];
+                $skip?: components["parameters"]["Skip"];
+                $top?: components["parameters"]["Top"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list of administration info objects, as a bare array. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdministrationInfoList"];
+                    "application/xml": components["schemas"]["AdministrationInfoList"];
+                    "text/xml": components["schemas"]["AdministrationInfoList"];
+                };
+            };
+            400: components["responses"]["BadListQuery"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     listCustomerInfo: {
         parameters: {
             query?: {
                 /**
-                 * @description `eq`, `ne`, `and`, `or`, `not`, parentheses, `startswith` and `contains` on the info fields, with strings or null.
+                 * @description `eq`, `ne`, `and`, `or`, `not`, parentheses, `startswith` and `contains` on the fields of the list's items, with strings or null.
                  * @example startswith(Name,'Bakkerij') and City ne null
                  */
-                $filter?: string;
+                $filter?: components["parameters"]["Filter"];
                 /**
-                 * @description Info fields, each optionally `asc` or `desc`, separated by commas.
+                 * @description Fields of the list's items, each optionally `asc` or `desc`, separated by commas.
                  * @example Name desc,CustomerId
                  */
-                $orderby?: string;
-                $skip?: number;
-                $top?: number;
+                $orderby?: components["parameters"]["OrderBy"];
+                $skip?: components["parameters"]["Skip"];
+                $top?: components["parameters"]["Top"];
             };
             header?: never;
             path: {

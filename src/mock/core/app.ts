@@ -5,15 +5,15 @@ import type { TokenVerifier } from "./bearer.ts";
 import { type Journal, StorageError } from "./changes.ts";
 import { MovableClock } from "./clock.ts";
 import { type AllowedOrigins, crossOriginPath, preflight, withCors } from "./cors.ts";
-import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.ts";
 import { declaredStatuses, forcedAnswer } from "./forced.ts";
 import { type Answering, answerFormat, encode, JSON_FORMAT, problem, XML_FORMAT } from "./format.ts";
 import { bodyBytes, type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
 import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
+import { resourceRoutes } from "./resources.ts";
 import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
 import { MAX_DELAY_MS, Scenarios, type TransformContext } from "./scenarios.ts";
-import { CustomerStore, type Seed } from "./store.ts";
+import { ObjectStore, type Seed } from "./store.ts";
 
 export const DEFAULT_CONFIG: MockConfig = {
   versions: ["1"],
@@ -21,15 +21,6 @@ export const DEFAULT_CONFIG: MockConfig = {
   ownHosts: [],
   corsOrigins: "registered",
 };
-
-const API_ROUTES: readonly Route[] = [
-  { path: "/api/{database_id}/CustomerInfoList", methods: { GET: listCustomers } },
-  { path: "/api/{database_id}/Customer", methods: { POST: createCustomer } },
-  {
-    path: "/api/{database_id}/Customer/{customer_id}",
-    methods: { GET: getCustomer, PUT: updateCustomer, DELETE: deleteCustomer },
-  },
-];
 
 export interface MockOptions {
   config?: Partial<MockConfig>;
@@ -66,16 +57,19 @@ export function createMock(options: MockOptions): Mock {
   const clock = options.clock ?? new MovableClock();
   const scenarios = options.scenarios ?? new Scenarios([]);
   const log = options.log ?? new RequestLog();
+  const contract = options.contract ?? compileContract();
   const ctx: MockContext = {
-    contract: options.contract ?? compileContract(),
+    contract,
     config: { ...DEFAULT_CONFIG, ...options.config },
-    store: new CustomerStore(options.seed, options.journal),
+    store: new ObjectStore(contract.resources, options.seed, options.journal),
     clock,
     tokens: options.tokens,
     rules: scenarios.rules,
     allowedOrigins: options.allowedOrigins ?? (() => []),
   };
-  const routes = [...(options.routes ?? []), ...API_ROUTES];
+  // The data API: every operation of the contract's resource model (resources.ts).
+  const apiRoutes = resourceRoutes(contract.resources);
+  const routes = [...(options.routes ?? []), ...apiRoutes];
   const rootRoutes = options.rootRoutes ?? [];
 
   /** The contract's operationId of a route and method, else `METHOD /path`: how answers name their route. */
@@ -120,7 +114,15 @@ export function createMock(options: MockOptions): Mock {
           meta: { ...res.meta, route: name, allow: allow.includes("GET") ? [...allow, "HEAD"] : allow },
         };
       }
-      const routed: RoutedRequest = { ...req, ctx, params: match.params, query, format, versionSegment };
+      const routed: RoutedRequest = {
+        ...req,
+        ctx,
+        params: match.params,
+        query,
+        format,
+        versionSegment,
+        operation: match.route.operations?.[method],
+      };
       const refused = local && match.route.local ? refuseForeign(routed, rawPath) : undefined;
       if (refused) return { ...refused, meta: { ...refused.meta, route: name } };
       const prefer = preferred(routed, match.route, method, name);
@@ -161,7 +163,7 @@ export function createMock(options: MockOptions): Mock {
     const match = matchRoute(routes, rest);
     // Errors rule 4: a data path without its database segment is "no database given" (401), not an unknown call.
     const withoutDatabase =
-      !match && rest[0]?.toLowerCase() === "api" ? matchRoute(API_ROUTES, ["api", "", ...rest.slice(1)]) : undefined;
+      !match && rest[0]?.toLowerCase() === "api" ? matchRoute(apiRoutes, ["api", "", ...rest.slice(1)]) : undefined;
     return serve(match ?? withoutDatabase, first, false);
   }
 
@@ -176,7 +178,7 @@ export function createMock(options: MockOptions): Mock {
     method: string,
     name: string,
   ): { answer?: MockResponse; delayMs?: number } {
-    if (!r.path.startsWith("/api/")) return {};
+    if (!r.operations) return {};
     const prefer = parsePrefer(req.headers.prefer, req.query);
     if (!prefer) return {};
     const invalid = (message: string) => ({ answer: problem(req, 400, message, [], {}, { code: "prefer.invalid" }) });
@@ -199,6 +201,9 @@ export function createMock(options: MockOptions): Mock {
       : invalid(`Prefer: code=${prefer.code} can not be produced by this mock.`);
   }
 
+  const operations = new Map(contract.resources.operations.map((o) => [o.operationId, o]));
+  const operationOf = (res: MockResponse) =>
+    res.meta?.route === undefined ? undefined : operations.get(res.meta.route);
   const transforms = (req: MockRequest): TransformContext => ({
     req,
     reencode: (res, value) => {
@@ -209,13 +214,14 @@ export function createMock(options: MockOptions): Mock {
     },
     forced: (res, status) => {
       // The forced answer stands in for the real one, for the same caller.
-      const { route, client, user, database } = res.meta ?? {};
+      const { route, client, user, database, resource } = res.meta ?? {};
       const who = Object.fromEntries(
-        Object.entries({ route, client, user, database }).filter(([, v]) => v !== undefined),
+        Object.entries({ route, client, user, database, resource }).filter(([, v]) => v !== undefined),
       );
       const format = res.meta?.format ?? answerFormat(req.headers.accept);
-      return forcedAnswer({ ctx, format }, status, "a scenario", who) ?? res;
+      return forcedAnswer({ ctx, format, operation: operationOf(res) }, status, "a scenario", who) ?? res;
     },
+    operation: operationOf,
   });
 
   function handle(req: MockRequest): MockResponse {

@@ -1,7 +1,9 @@
 // Acknowledged changes of the mock's state, as a data directory records them
-// (src/mock/node/data-dir.ts): customers, applications and tokens. A snapshot is
-// the same kind of lines, starting with "clear", that rebuild the whole state.
-import type { Customer } from "./store.ts";
+// (src/mock/node/data-dir.ts): objects of the contract's editable resources,
+// applications and tokens. A snapshot is the same kind of lines, starting with
+// "clear", that rebuild the whole state.
+import type { ResourceModel } from "../../contract/index.ts";
+import type { StoredObject } from "./store.ts";
 
 /** An application as the portal keeps it (oauth/registry.ts). */
 export interface StoredApplication {
@@ -27,13 +29,15 @@ export interface StoredToken {
 }
 
 export type Change =
-  | { op: "put"; db: string; customer: Customer }
-  | { op: "delete"; db: string; id: string }
-  /** Back to the seed: one database, or everything (customers and applications). */
+  /** An object of an editable collection (resources.ts), as stored. */
+  | { op: "put"; resource: string; db: string; object: StoredObject }
+  | { op: "delete"; resource: string; db: string; id: string }
+  /** Back to the seed: one database, or everything (objects and applications). */
   | { op: "reset"; db?: string }
-  /** The start of a snapshot: no customer at all, not even the seed's. */
+  /** The start of a snapshot: no object of an editable collection, not even the seed's. */
   | { op: "clear" }
-  | { op: "counters"; db: string; nextId: number; nextOrganization: number }
+  /** What the service assigns next in a collection of a database: automatic ids and sequences. */
+  | { op: "counters"; resource: string; db: string; nextId: number; sequences: Record<string, number> }
   | { op: "app"; app: StoredApplication }
   | { op: "token"; kind: "access" | "refresh"; token: string; record: StoredToken }
   /** Every access token expired, or every token revoked, at `at`. */
@@ -56,25 +60,60 @@ const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFi
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Why a parsed journal or snapshot line is not a change, or undefined when it is one.
- * `customerProblem` checks a customer against the contract.
+ * A line an earlier version wrote, when it knew only one resource, in today's shape:
+ * `{"op":"put","db":..,"customer":{..}}` names its collection by the key of the object
+ * (matched without case); a delete or counters line without `resource` is of the first
+ * editable collection, and its `nextOrganization` is that collection's first sequence.
  */
-export function changeProblem(v: unknown, customerProblem: (c: unknown) => string | undefined): string | undefined {
+export function upgradeChange(v: unknown, model: ResourceModel): unknown {
+  if (!isObject(v) || v.resource !== undefined || !["put", "delete", "counters"].includes(String(v.op))) return v;
+  const first = model.collections.find((c) => c.editable);
+  if (v.op === "put") {
+    const key = Object.keys(v).find((k) => k !== "op" && k !== "db");
+    const c = model.collections.find((x) => x.editable && x.name.toLowerCase() === key?.toLowerCase());
+    return c && key ? { op: "put", resource: c.name, db: v.db, object: v[key] } : v;
+  }
+  if (!first) return v;
+  if (v.op === "delete") return { ...v, resource: first.name };
+  const { nextOrganization, ...rest } = v;
+  const sequence = first.sequences[0];
+  return {
+    ...rest,
+    resource: first.name,
+    sequences: sequence !== undefined && nextOrganization !== undefined ? { [sequence]: nextOrganization } : {},
+  };
+}
+
+/**
+ * Why a parsed journal or snapshot line is not a change, or undefined when it is one.
+ * `objectProblem` checks an object against its collection's schema in the contract.
+ */
+export function changeProblem(
+  v: unknown,
+  objectProblem: (resource: string, o: unknown) => string | undefined,
+): string | undefined {
   if (!isObject(v)) return `it is ${v === null ? "null" : typeof v}, not an object with "op"`;
   const needs = (ok: boolean, what: string) => (ok ? undefined : `a "${v.op}" change needs ${what}`);
   switch (v.op) {
     case "put":
-      return needs(isText(v.db) && isObject(v.customer), '"db" and "customer"') ?? customerProblem(v.customer);
+      return (
+        needs(isText(v.resource) && isText(v.db) && isObject(v.object), '"resource", "db" and "object"') ??
+        objectProblem(v.resource as string, v.object)
+      );
     case "delete":
-      return needs(isText(v.db) && isText(v.id), '"db" and "id"');
+      return needs(isText(v.resource) && isText(v.db) && isText(v.id), '"resource", "db" and "id"');
     case "reset":
       return needs(v.db === undefined || isText(v.db), 'a "db" that is text, or none');
     case "clear":
       return undefined;
     case "counters":
       return needs(
-        isText(v.db) && isCount(v.nextId) && isCount(v.nextOrganization),
-        '"db", "nextId", "nextOrganization"',
+        isText(v.resource) &&
+          isText(v.db) &&
+          isCount(v.nextId) &&
+          isObject(v.sequences) &&
+          Object.values(v.sequences).every(isCount),
+        '"resource", "db", "nextId" and "sequences" (counts)',
       );
     case "app": {
       const a = v.app;

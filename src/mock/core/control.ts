@@ -13,7 +13,7 @@ import type { RequestLog } from "./request-log.ts";
 import type { Route, RoutedRequest } from "./router.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES } from "./rules.ts";
 import { MAX_DELAY_MS, type Scenarios } from "./scenarios.ts";
-import { infoOf } from "./store.ts";
+import { project, SERVICE_WIDE, type StoredObject } from "./store.ts";
 
 /** A JSON answer of the mock's own control calls. */
 export function controlJson(status: number, value: unknown): MockResponse {
@@ -50,7 +50,7 @@ export interface ControlParts {
   /** Drops what has expired by `now` (codes, tokens, authorization requests). */
   sweep(now: number): void;
   /** How much each store holds. */
-  counts(): Record<string, number>;
+  counts(): Record<string, unknown>;
 }
 
 export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, counts }: ControlParts): Route[] {
@@ -306,16 +306,15 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
       },
     },
     {
+      // The contract's resources as the mock serves them (src/contract/resources.ts).
+      path: "/__mock/resources",
+      local: true,
+      methods: { GET: (req) => controlJson(200, resourcesOf(req)) },
+    },
+    {
       path: "/__mock/databases",
       local: true,
       methods: { GET: (req) => controlJson(200, req.ctx.store.databases()) },
-    },
-    {
-      path: "/__mock/databases/{database_id}/customers",
-      local: true,
-      methods: {
-        GET: (req) => controlJson(200, req.ctx.store.list(req.params.database_id ?? "").map(infoOf)),
-      },
     },
     {
       path: "/__mock/databases/{database_id}/reset",
@@ -324,9 +323,99 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
         POST: (req) => {
           const db = req.params.database_id ?? "";
           req.ctx.store.reset(db);
-          return controlJson(200, { reset: db, customers: req.ctx.store.list(db).length });
+          return controlJson(200, {
+            reset: db,
+            objects: req.ctx.store.databases().find((d) => d.database === db)?.objects ?? {},
+          });
+        },
+      },
+    },
+    {
+      // The objects of a collection of the whole service (not kept per database).
+      path: "/__mock/objects/{collection}",
+      local: true,
+      methods: {
+        GET: (req) => {
+          const c = collectionNamed(req, req.params.collection ?? "");
+          if (!c) return unknownCollection(req);
+          if (c.databaseScoped) {
+            return controlJson(404, {
+              Message: `${c.name} is kept per database: GET /__mock/databases/<database>/${c.name}.`,
+            });
+          }
+          const columns = summaryColumns(req, c.name);
+          return controlJson(
+            200,
+            req.ctx.store.list(c.name, SERVICE_WIDE).map((o: StoredObject) => project(o, columns)),
+          );
+        },
+      },
+    },
+    {
+      // The objects of one collection in one database, as rows of its summary columns.
+      path: "/__mock/databases/{database_id}/{collection}",
+      local: true,
+      methods: {
+        GET: (req) => {
+          const c = collectionNamed(req, req.params.collection ?? "");
+          if (!c) return unknownCollection(req);
+          const columns = summaryColumns(req, c.name);
+          const db = req.params.database_id ?? "";
+          return controlJson(
+            200,
+            req.ctx.store.list(c.name, db).map((o: StoredObject) => project(o, columns)),
+          );
         },
       },
     },
   ];
+}
+
+/** A collection by its name or a resource's, without case, a plural "s" allowed (`customers`). */
+export function collectionNamed(req: RoutedRequest, name: string) {
+  const want = name.toLowerCase();
+  return req.ctx.contract.resources.collections.find((c) =>
+    [c.name, ...c.resources].some((n) => [n.toLowerCase(), `${n.toLowerCase()}s`].includes(want)),
+  );
+}
+
+const unknownCollection = (req: RoutedRequest) =>
+  controlJson(404, {
+    Message: `No such resource; the collections are: ${req.ctx.contract.resources.collections.map((c) => c.name).join(", ")}.`,
+  });
+
+/**
+ * The columns a collection's objects show in the dashboard: the properties of the first list
+ * that projects it (its info fields), else its own first eight properties.
+ */
+function summaryColumns(req: RoutedRequest, collection: string): readonly string[] {
+  const { resources } = req.ctx.contract;
+  const c = resources.collection(collection)!;
+  const projection = resources.operations.find(
+    (o) => o.collection === c && o.action === "list" && o.view.schema !== c.schema,
+  );
+  return projection?.view.properties ?? c.properties.slice(0, 8);
+}
+
+/** What GET /__mock/resources answers: each resource, its kind, its data and its operations. */
+function resourcesOf(req: RoutedRequest) {
+  const { resources } = req.ctx.contract;
+  return {
+    resources: [...resources.resources].map(([name, r]) => ({
+      name,
+      kind: r.kind,
+      collection: r.collection.name,
+      perDatabase: r.collection.databaseScoped,
+      operations: r.operations.map((o) => ({ operationId: o.operationId, method: o.method, path: o.path })),
+    })),
+    collections: resources.collections.map((c) => ({
+      name: c.name,
+      editable: c.editable,
+      perDatabase: c.databaseScoped,
+      idProperty: c.idProperty ?? null,
+      columns: summaryColumns(req, c.name),
+      total: req.ctx.store.totals()[c.name] ?? 0,
+    })),
+    notServed: resources.unsupported,
+  };
 }

@@ -220,7 +220,7 @@ describe("the status rules of the service description", () => {
     ] as const) {
       const res = call(mock, method, "/v1/api/DEMO/Customer/99999", { headers: auth, ...extra });
       expect(res.status, method).toBe(404);
-      expect(res.json().Message).toBe("No customer with id 99999 exists in database DEMO.");
+      expect(res.json().Message).toBe("No Customer with id 99999 exists in database DEMO.");
       expectContract(mock, ITEM, method.toLowerCase(), res);
     }
   });
@@ -357,7 +357,7 @@ describe("bad bodies get a 400 or 415 that names the problem", () => {
   });
 
   it("a JSON array or string instead of one object", () => {
-    expect(send("[]").json().Message).toBe("The request body must be one customer object.");
+    expect(send("[]").json().Message).toBe("The request body must be one Customer object.");
     expect(send('"x"').status).toBe(400);
   });
 

@@ -9,17 +9,22 @@ import type { MockResponse } from "./http.ts";
 interface Template {
   code: string;
   message: string;
-  problems?: Problem[];
+  /** The refused fields of a 400: the first required property of the operation's request schema. */
+  problems?: (a: Answering) => Problem[];
 }
 
 const TEMPLATES: Readonly<Record<number, Template>> = {
   400: {
     code: "body.invalid",
     message: "The request is invalid.",
-    problems: [{ field: "Name", message: "is required" }],
+    problems: (a) => {
+      const request = a.operation?.collection.request?.schema;
+      const schema = request ? (a.ctx.contract.doc.components.schemas[request] as { required?: string[] }) : undefined;
+      return [{ field: schema?.required?.[0] ?? "", message: "is required" }];
+    },
   },
   401: { code: "auth.invalid-token", message: "Authorization has been denied for this request." },
-  404: { code: "customer.not-found", message: "No customer with this id exists." },
+  404: { code: "resource.not-found", message: "No object with this id exists." },
   413: { code: "body.too-large", message: "The request body is larger than the 1 MiB this service accepts." },
   415: { code: "body.unsupported-media-type", message: "The Content-Type is not supported." },
   // ASP.NET Web API's own words for an unhandled exception.
@@ -54,7 +59,7 @@ export function forcedAnswer(
   if (!t) return undefined;
   const headers: Record<string, string> = { "x-bawa-forced": why };
   if (status === 401) headers["www-authenticate"] = challenge({ kind: "invalid", description: `forced by ${why}` });
-  return problem(a, status, t.message, t.problems ?? [], headers, { ...meta, code: t.code });
+  return problem(a, status, t.message, t.problems?.(a) ?? [], headers, { ...meta, code: t.code });
 }
 
 /** The statuses forcedAnswer can give. */

@@ -1,5 +1,5 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
-import { type CompiledContract, type Problem, XmlError } from "../../contract/index.ts";
+import { type CompiledContract, type Operation, type Problem, XmlError } from "../../contract/index.ts";
 import { type AnswerMeta, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
 import type { Rules } from "./rules.ts";
@@ -44,32 +44,38 @@ export function bodyFormat(contentType: string | undefined): Format | undefined 
   return type ? KNOWN[type] : undefined;
 }
 
-/** What encoding an answer needs: the contract, the rules (JSON names) and the negotiated format. */
+/**
+ * What encoding an answer needs: the contract, the rules (JSON names) and the negotiated
+ * format; for errors, the operation whose ModelState names its fields.
+ */
 export interface Answering {
   ctx: { contract: CompiledContract; rules: Pick<Rules, "jsonNames"> };
   format: Format;
+  operation?: Pick<Operation, "collection"> | undefined;
 }
 
-// Stored customers are never changed in place (PUT stores a new object), so
+// Stored objects are never changed in place (PUT stores a new object), so
 // their encoded forms can be kept with them.
 const encoded = new WeakMap<object, Map<string, string>>();
 
+/** `keep`: the value is a stored object, never changed in place, whose text is kept with it. */
 export function encode(
   contract: CompiledContract,
   format: Format,
   schemaName: string,
   value: unknown,
   names: Rules["jsonNames"] = "pascal",
+  keep = false,
 ): string {
   const key = `${format.kind}:${schemaName}:${names}`;
-  const cached = typeof value === "object" && value !== null ? encoded.get(value) : undefined;
+  const cached = keep && typeof value === "object" && value !== null ? encoded.get(value) : undefined;
   const hit = cached?.get(key);
   if (hit !== undefined) return hit;
   const text =
     format.kind === "xml"
       ? contract.xml.stringify(schemaName, value)
       : JSON.stringify(names === "camel" ? camelCase(value) : value);
-  if (typeof value === "object" && value !== null && schemaName === "Customer") {
+  if (keep && typeof value === "object" && value !== null) {
     if (cached) cached.set(key, text);
     else encoded.set(value, new Map([[key, text]]));
   }
@@ -98,11 +104,12 @@ export function answer(
   value: unknown,
   headers: Record<string, string> = {},
   meta: AnswerMeta = {},
+  options: { keep?: boolean } = {},
 ): MockResponse {
   return {
     status,
     headers: { "content-type": `${a.format.mediaType}; charset=utf-8`, ...headers },
-    body: encode(a.ctx.contract, a.format, schemaName, value, a.ctx.rules.jsonNames),
+    body: encode(a.ctx.contract, a.format, schemaName, value, a.ctx.rules.jsonNames, options.keep),
     meta: { value, schema: schemaName, format: a.format, ...meta },
   };
 }
@@ -119,8 +126,10 @@ export function problem(
   const body: { Message: string; ModelState?: Record<string, string[]> } = { Message: message };
   if (problems.length > 0) {
     body.ModelState = {};
+    // ASP.NET names the action's parameter: `customer.Name` for a customer's body.
+    const model = a.operation?.collection.modelName ?? "request";
     for (const p of problems) {
-      const key = p.field ? `customer.${p.field}` : "customer";
+      const key = p.field ? `${model}.${p.field}` : model;
       const messages = body.ModelState[key] ?? [];
       messages.push(p.field ? `${p.field} ${p.message}` : p.message);
       body.ModelState[key] = messages;

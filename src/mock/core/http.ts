@@ -39,7 +39,7 @@ export function bodyBytes(res: MockResponse): Buffer | string | undefined {
  * for the request log, so neither has to re-derive routes or read error texts.
  */
 export interface AnswerMeta {
-  /** A stable code of what happened, for example `customer.not-found`, `route.unknown`, `token.issued`. */
+  /** A stable code of what happened, for example `resource.not-found`, `route.unknown`, `token.issued`. */
   code?: string;
   /** The operation answered: the contract's operationId (`getCustomer`), else `METHOD /path`. */
   route?: string;
@@ -54,6 +54,8 @@ export interface AnswerMeta {
   client?: string;
   user?: string;
   database?: string;
+  /** The resource of the contract a data call reached (`Customer`, `CustomerInfoList`). */
+  resource?: string;
   /** Properties of a body that bound to no field (A-UNKNOWN-PROPERTIES). */
   ignored?: readonly string[];
   /** grant_type of a token request; response_type of an authorization. */

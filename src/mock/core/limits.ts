@@ -5,8 +5,8 @@
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** JSON bodies nested deeper than this are 400, as XML elements nested deeper are. */
 export const MAX_BODY_DEPTH = 10;
-/** A database holds at most this many customers; another POST is 400. */
-export const MAX_CUSTOMERS_PER_DATABASE = 200_000;
+/** A database holds at most this many objects of one resource; another POST is 400. */
+export const MAX_OBJECTS_PER_DATABASE = 200_000;
 /** The developer portal keeps at most this many applications. */
 export const MAX_APPLICATIONS = 1_000;
 /** Longest application name and redirect URI accepted at registration. */

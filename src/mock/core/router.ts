@@ -1,13 +1,13 @@
 // Routes of the versioned API. Literal segments match case-insensitively and
 // one trailing slash is allowed, as in ASP.NET routing (A-PATH-CASE).
-import type { CompiledContract } from "../../contract/index.ts";
+import type { CompiledContract, Operation } from "../../contract/index.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import type { MovableClock } from "./clock.ts";
 import type { AllowedOrigins } from "./cors.ts";
 import type { Format } from "./format.ts";
 import type { MockRequest, MockResponse, Params } from "./http.ts";
 import type { Rules } from "./rules.ts";
-import type { CustomerStore } from "./store.ts";
+import type { ObjectStore } from "./store.ts";
 
 export interface MockConfig {
   /** API versions served, digits only (A-VERSIONS). */
@@ -36,7 +36,8 @@ export interface MockConfig {
 export interface MockContext {
   contract: CompiledContract;
   config: MockConfig;
-  store: CustomerStore;
+  /** The objects of every collection of the contract's resource model. */
+  store: ObjectStore;
   clock: MovableClock;
   tokens: TokenVerifier;
   /** The rules in force now (the scenarios change them in place). */
@@ -54,6 +55,8 @@ export interface RoutedRequest extends MockRequest {
   format: Format;
   /** The version segment as sent, for example `V1`. */
   versionSegment: string;
+  /** The resource model's operation this request reaches, when it reaches one. */
+  operation?: Operation | undefined;
 }
 
 export type Handler = (req: RoutedRequest) => MockResponse;
@@ -64,6 +67,8 @@ export interface Route {
   methods: Readonly<Partial<Record<string, Handler>>>;
   /** The mock's own pages and control calls: only at its own address and from its own pages (local.ts). */
   local?: boolean;
+  /** The resource model's operations of this path, by method (the data API). */
+  operations?: Readonly<Partial<Record<string, Operation>>>;
 }
 
 export interface Match {

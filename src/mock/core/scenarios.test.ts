@@ -98,7 +98,7 @@ describe("scenarios while the mock runs", () => {
     const { mock, auth } = freshMock();
     const read = () => call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: auth });
     expect(control(mock, "/__mock/scenarios/field-missing", '{"on": true}').status).toBe(200);
-    expect(read().json()).not.toHaveProperty("Fax");
+    expect(read().json()).not.toHaveProperty("CollectiveInvoiceSystemId");
     expect(read().headers["x-bawa-faults"]).toBe("field-missing");
     control(mock, "/__mock/scenarios/field-missing", '{"on": false}');
     expect(read().json()).toHaveProperty("Fax");

@@ -2,6 +2,7 @@
 // settings, added latency and forced failures that are on right now. The
 // command line sets the start; the control API and the dashboard change it
 // while the mock runs; `POST /__mock/reset` goes back to the start.
+import type { Operation } from "../../contract/index.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
 import { DEFAULT_RULES, type Rules } from "./rules.ts";
 
@@ -12,12 +13,18 @@ export interface TransformContext {
   reencode(res: MockResponse, value: unknown): MockResponse;
   /** The contract's answer of this operation for `status` (as `Prefer: code=` gives it). */
   forced(res: MockResponse, status: number): MockResponse;
+  /** The resource model's operation that gave the answer (its collection, its kind), if any. */
+  operation(res: MockResponse): Operation | undefined;
 }
 
-/** Reshapes answers; `codes` and `routes` (meta.code, meta.route) say which, both when both are given. */
+/**
+ * Reshapes answers; `codes` and `routes` (meta.code, meta.route) say which, all that are given
+ * must hold. `data`: only answers of the data API (any resource of the contract, errors included).
+ */
 export interface Transform {
   codes?: readonly string[];
   routes?: readonly string[];
+  data?: boolean;
   apply(res: MockResponse, t: TransformContext): MockResponse;
 }
 
@@ -185,5 +192,6 @@ function matches(t: Transform, res: MockResponse): boolean {
   const route = res.meta?.route;
   if (t.codes && !(code !== undefined && t.codes.includes(code))) return false;
   if (t.routes && !(route !== undefined && t.routes.includes(route))) return false;
+  if (t.data && res.meta?.resource === undefined) return false;
   return true;
 }

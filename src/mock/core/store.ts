@@ -1,58 +1,90 @@
-// Customers, kept per database. Plain in-memory maps; the seed is kept so
-// that POST /__mock/reset can restore it.
-import type { components } from "../../contract/generated/openapi.ts";
+// The objects of every collection of the contract (resources.ts), kept per
+// database, or for the whole service when a collection's paths have no
+// database segment. Plain in-memory maps; the seed is kept so that
+// POST /__mock/reset can restore it.
+import type { Collection, ResourceModel } from "../../contract/index.ts";
 import type { Change, Journal } from "./changes.ts";
-import { MAX_CUSTOMERS_PER_DATABASE } from "./limits.ts";
+import { MAX_OBJECTS_PER_DATABASE } from "./limits.ts";
 
-export type Customer = components["schemas"]["Customer"];
-export type CustomerInfo = components["schemas"]["CustomerInfo"];
-/** Customers per database: each call gives new objects (the first start's, then read again on a reset). */
-export type Seed = Readonly<Record<string, () => Customer[]>>;
+/** An object as stored: the contract's properties of its collection. Never changed in place. */
+export type StoredObject = Readonly<Record<string, unknown>>;
+/**
+ * Seed data: per collection, per database (`""` for a collection of the whole service), a
+ * function giving new objects (the first start's, then read again on a reset).
+ */
+export type Seed = Readonly<Record<string, Readonly<Record<string, () => StoredObject[]>>>>;
+/** The database key of collections that are not kept per database. */
+export const SERVICE_WIDE = "";
 
-// A-CUSTOMER-IDS: automatic ids are numbers of at most eight digits.
-const MAX_AUTOMATIC_ID = 99_999_999;
-const AUTOMATIC_ID = /^[1-9][0-9]{0,7}$/;
+// Automatic ids are decimal numbers of at most this many digits when the id has no maxLength.
+const MAX_ID_DIGITS = 15;
+const AUTOMATIC_ID = /^[1-9][0-9]*$/;
 
-export class CustomerStore {
-  #databases = new Map<string, Map<string, Customer>>();
-  #nextId = new Map<string, number>();
-  #nextOrganization = new Map<string, number>();
-  #memo = new Map<string, Map<string, unknown>>();
+/** One collection in one database: its objects in creation order, and the counters of what the service assigns. */
+interface Shelf {
+  objects: Map<string, StoredObject>;
+  nextId: number;
+  sequences: Map<string, number>;
+  memo: Map<string, unknown> | undefined;
+}
+
+export type Created = { ok: true; object: StoredObject } | { ok: false; field: string; reason: string };
+
+export class ObjectStore {
+  /** Collection name → database → shelf. */
+  #shelves = new Map<string, Map<string, Shelf>>();
+  readonly #collections: ReadonlyMap<string, Collection>;
 
   constructor(
+    readonly model: ResourceModel,
     private readonly seed: Seed = {},
     private readonly journal?: Journal,
   ) {
+    this.#collections = new Map(model.collections.map((c) => [c.name, c]));
+    for (const c of model.collections) this.#shelves.set(c.name, new Map());
     this.#load();
+  }
+
+  #collection(name: string): Collection {
+    const c = this.#collections.get(name);
+    if (!c) throw new Error(`store: no collection ${name}`);
+    return c;
   }
 
   /** Replays a change recorded earlier (on start with a data directory), without recording it again. */
   replay(c: Change): void {
     if (c.op === "reset") this.#load(c.db);
-    else if (c.op === "put") this.#put(c.db, c.customer);
-    else if (c.op === "delete") this.#databases.get(c.db)?.delete(c.id);
+    else if (c.op === "put") this.#put(this.#collection(c.resource), c.db, c.object);
+    else if (c.op === "delete") this.#shelf(c.resource, c.db)?.objects.delete(c.id);
     else if (c.op === "clear") {
-      this.#databases.clear();
-      this.#nextId.clear();
-      this.#nextOrganization.clear();
+      for (const c of this.model.collections) if (c.editable) this.#shelves.set(c.name, new Map());
     } else if (c.op === "counters") {
-      this.#nextId.set(c.db, Math.max(c.nextId, this.#nextId.get(c.db) ?? 1));
-      this.#nextOrganization.set(c.db, Math.max(c.nextOrganization, this.#nextOrganization.get(c.db) ?? 1));
+      const shelf = this.#shelfFor(this.#collection(c.resource), c.db);
+      shelf.nextId = Math.max(c.nextId, shelf.nextId);
+      for (const [k, v] of Object.entries(c.sequences))
+        shelf.sequences.set(k, Math.max(v, shelf.sequences.get(k) ?? 1));
     }
-    this.#memo.clear();
+    if (c.op === "put" || c.op === "delete" || c.op === "counters") this.#changed(c.resource, c.db);
   }
 
-  /** The changes that rebuild every database as it is now, for a snapshot (counters included). */
+  /**
+   * The changes that rebuild every editable collection as it is now, for a snapshot (counters
+   * included). Read-only data is not in it: it always comes from the seed.
+   */
   *snapshot(): Generator<Change> {
     yield { op: "clear" };
-    for (const [db, customers] of this.#databases) {
-      yield {
-        op: "counters",
-        db,
-        nextId: this.#nextId.get(db) ?? 1,
-        nextOrganization: this.#nextOrganization.get(db) ?? 1,
-      };
-      for (const customer of customers.values()) yield { op: "put", db, customer };
+    for (const c of this.model.collections) {
+      if (!c.editable) continue;
+      for (const [db, shelf] of this.#shelves.get(c.name)!) {
+        yield {
+          op: "counters",
+          resource: c.name,
+          db,
+          nextId: shelf.nextId,
+          sequences: Object.fromEntries(shelf.sequences),
+        };
+        for (const object of shelf.objects.values()) yield { op: "put", resource: c.name, db, object };
+      }
     }
   }
 
@@ -63,139 +95,176 @@ export class CustomerStore {
   }
 
   #load(only?: string): void {
-    for (const db of only === undefined ? [...this.#databases.keys()] : [only]) {
-      this.#databases.delete(db);
-      this.#nextId.delete(db);
-      this.#nextOrganization.delete(db);
-      this.#memo.delete(db);
-    }
-    for (const [db, customers] of Object.entries(this.seed)) {
-      if (only !== undefined && db !== only) continue;
-      for (const c of customers()) this.#put(db, c);
+    for (const c of this.model.collections) {
+      const shelves = this.#shelves.get(c.name)!;
+      if (only === undefined) shelves.clear();
+      else shelves.delete(only);
+      for (const [db, objects] of Object.entries(this.seed[c.name] ?? {})) {
+        if (only !== undefined && db !== only) continue;
+        for (const o of objects()) this.#put(c, db, o);
+      }
     }
   }
 
-  /** The databases that hold customers or have a seed, with their number of customers. */
-  databases(): Array<{ database: string; customers: number }> {
-    const names = new Set([...Object.keys(this.seed), ...this.#databases.keys()]);
-    return [...names].sort().map((database) => ({ database, customers: this.#databases.get(database)?.size ?? 0 }));
+  /** The databases that hold objects or have seed data, with their number of objects per collection. */
+  databases(): Array<{ database: string; objects: Record<string, number> }> {
+    const names = new Set<string>();
+    for (const c of this.model.collections) {
+      if (!c.databaseScoped) continue;
+      for (const db of Object.keys(this.seed[c.name] ?? {})) names.add(db);
+      for (const db of this.#shelves.get(c.name)!.keys()) names.add(db);
+    }
+    return [...names].sort().map((database) => ({
+      database,
+      objects: Object.fromEntries(
+        this.model.collections.filter((c) => c.databaseScoped).map((c) => [c.name, this.size(c.name, database)]),
+      ),
+    }));
+  }
+
+  /** Whether a database holds objects or has seed data. */
+  hasDatabase(db: string): boolean {
+    return this.databases().some((d) => d.database === db);
+  }
+
+  /** How many objects each collection holds, over all databases. */
+  totals(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, shelves] of this.#shelves) {
+      let n = 0;
+      for (const shelf of shelves.values()) n += shelf.objects.size;
+      out[name] = n;
+    }
+    return out;
+  }
+
+  size(collection: string, db: string): number {
+    return this.#shelf(collection, db)?.objects.size ?? 0;
   }
 
   /**
-   * A value computed from a database's customers, kept until the next write
-   * to that database (the encoded info list, for one).
+   * A value computed from a collection's objects in a database, kept until the next write to
+   * them (the encoded whole list, for one).
    */
-  memo<T>(db: string, key: string, compute: () => T): T {
-    let m = this.#memo.get(db);
-    if (!m) {
-      m = new Map();
-      this.#memo.set(db, m);
-    }
-    if (!m.has(key)) m.set(key, compute());
-    return m.get(key) as T;
+  memo<T>(collection: string, db: string, key: string, compute: () => T): T {
+    const shelf = this.#shelfFor(this.#collection(collection), db);
+    shelf.memo ??= new Map();
+    if (!shelf.memo.has(key)) shelf.memo.set(key, compute());
+    return shelf.memo.get(key) as T;
   }
 
-  #db(db: string): Map<string, Customer> {
-    this.#memo.delete(db);
-    let m = this.#databases.get(db);
-    if (!m) {
-      m = new Map();
-      this.#databases.set(db, m);
-    }
-    return m;
+  #shelf(collection: string, db: string): Shelf | undefined {
+    return this.#shelves.get(collection)?.get(db);
   }
 
-  #put(db: string, c: Customer): void {
-    this.#db(db).set(c.CustomerId, c);
+  #shelfFor(c: Collection, db: string): Shelf {
+    const shelves = this.#shelves.get(c.name)!;
+    let shelf = shelves.get(db);
+    if (!shelf) {
+      shelf = { objects: new Map(), nextId: 1, sequences: new Map(), memo: undefined };
+      shelves.set(db, shelf);
+    }
+    return shelf;
+  }
+
+  #changed(collection: string, db: string): void {
+    const shelf = this.#shelf(collection, db);
+    if (shelf) shelf.memo = undefined;
+  }
+
+  #put(c: Collection, db: string, o: StoredObject): void {
+    const shelf = this.#shelfFor(c, db);
+    shelf.memo = undefined;
+    const id = c.idProperty === undefined ? String(shelf.objects.size) : String(o[c.idProperty]);
+    shelf.objects.set(id, o);
     // Only ids that look like automatic ones move the counter: "1e21" or "0012" are not numbers here.
-    const n = AUTOMATIC_ID.test(c.CustomerId) ? Number(c.CustomerId) : 0;
-    if (n >= (this.#nextId.get(db) ?? 1) && n < MAX_AUTOMATIC_ID) this.#nextId.set(db, n + 1);
-    if (c.OrganizationId >= (this.#nextOrganization.get(db) ?? 1)) this.#nextOrganization.set(db, c.OrganizationId + 1);
+    const n = AUTOMATIC_ID.test(id) ? Number(id) : 0;
+    if (n >= shelf.nextId && n < this.#maxAutomaticId(c)) shelf.nextId = n + 1;
+    for (const k of c.sequences) {
+      const v = o[k];
+      if (typeof v === "number" && Number.isSafeInteger(v) && v >= (shelf.sequences.get(k) ?? 1)) {
+        shelf.sequences.set(k, v + 1);
+      }
+    }
   }
 
-  /** Customers of a database in the order they were created (A-LIST-SHAPE). */
-  list(db: string): Customer[] {
-    return [...(this.#databases.get(db)?.values() ?? [])];
+  #maxAutomaticId(c: Collection): number {
+    return 10 ** Math.min(c.idMaxLength ?? MAX_ID_DIGITS, MAX_ID_DIGITS) - 1;
   }
 
-  get(db: string, id: string): Customer | undefined {
-    return this.#databases.get(db)?.get(id);
+  /** Objects of a collection in a database, in the order they were created (A-LIST-SHAPE). */
+  list(collection: string, db: string): StoredObject[] {
+    return [...(this.#shelf(collection, db)?.objects.values() ?? [])];
+  }
+
+  get(collection: string, db: string, id: string): StoredObject | undefined {
+    return this.#shelf(collection, db)?.objects.get(id);
   }
 
   /**
-   * Stores a new customer. An empty `CustomerId` gets the next free number;
-   * a chosen one is kept when it is free. The service assigns `OrganizationId`.
+   * Stores a new object. An empty id ("" or 0) gets the next free number; a chosen one is kept
+   * when it is free. Sequences (`x-bawa-sequence`) are the service's, whatever the input says.
    */
-  create(db: string, input: Customer): { ok: true; customer: Customer } | { ok: false; field: string; reason: string } {
-    const size = this.#databases.get(db)?.size ?? 0;
-    if (size >= MAX_CUSTOMERS_PER_DATABASE) {
+  create(collection: string, db: string, input: StoredObject): Created {
+    const c = this.#collection(collection);
+    const idProperty = c.idProperty!;
+    const size = this.size(collection, db);
+    if (size >= MAX_OBJECTS_PER_DATABASE) {
       return {
         ok: false,
         field: "",
-        reason: `database ${db} holds ${size} customers, the most this mock keeps (A-LIMITS)`,
+        reason: `database ${db} holds ${size} objects of ${collection}, the most this mock keeps (A-LIMITS)`,
       };
     }
-    let id = input.CustomerId;
-    if (id === "") {
-      id = this.#freeId(db);
-    } else if (this.get(db, id)) {
-      return { ok: false, field: "CustomerId", reason: `${id} is already in use` };
+    const given = input[idProperty];
+    let id = given === undefined || given === null ? "" : String(given);
+    if (id === "" || (c.idIsNumber && given === 0)) {
+      id = this.#freeId(c, db);
+    } else if (this.get(collection, db, id)) {
+      return { ok: false, field: idProperty, reason: `${id} is already in use` };
     }
-    const customer = { ...input, CustomerId: id, OrganizationId: this.#nextOrganization.get(db) ?? 1 };
-    this.journal?.append({ op: "put", db, customer });
-    this.#put(db, customer);
-    return { ok: true, customer };
+    const shelf = this.#shelfFor(c, db);
+    const object: Record<string, unknown> = { ...input, [idProperty]: c.idIsNumber ? Number(id) : id };
+    for (const k of c.sequences) object[k] = shelf.sequences.get(k) ?? 1;
+    this.journal?.append({ op: "put", resource: collection, db, object });
+    this.#put(c, db, object);
+    return { ok: true, object };
   }
 
-  /** The next automatic id that no customer of the database has; never one in use. */
-  #freeId(db: string): string {
-    const taken = this.#databases.get(db);
-    for (let n = this.#nextId.get(db) ?? 1; n <= MAX_AUTOMATIC_ID; n++) if (!taken?.has(String(n))) return String(n);
-    // The counter reached eight digits: the lowest free number (the cap keeps one free).
-    for (let n = 1; ; n++) if (!taken?.has(String(n))) return String(n);
+  /** The next automatic id that no object of the database has; never one in use. */
+  #freeId(c: Collection, db: string): string {
+    const shelf = this.#shelfFor(c, db);
+    const max = this.#maxAutomaticId(c);
+    for (let n = shelf.nextId; n <= max; n++) if (!shelf.objects.has(String(n))) return String(n);
+    // The counter reached the most digits: the lowest free number (the cap keeps one free).
+    for (let n = 1; ; n++) if (!shelf.objects.has(String(n))) return String(n);
   }
 
-  /** Replaces a customer; the identifiers stay the service's own. Undefined when the id is unknown. */
-  replace(db: string, id: string, input: Customer): Customer | undefined {
-    const old = this.get(db, id);
+  /** Replaces an object; its id and sequences stay the service's own. Undefined when the id is unknown. */
+  replace(collection: string, db: string, id: string, input: StoredObject): StoredObject | undefined {
+    const c = this.#collection(collection);
+    const old = this.get(collection, db, id);
     if (!old) return undefined;
-    const customer = { ...input, CustomerId: id, OrganizationId: old.OrganizationId };
-    this.journal?.append({ op: "put", db, customer });
-    this.#db(db).set(id, customer);
-    return customer;
+    const object: Record<string, unknown> = { ...input, [c.idProperty!]: old[c.idProperty!] };
+    for (const k of c.sequences) object[k] = old[k];
+    this.journal?.append({ op: "put", resource: collection, db, object });
+    this.#shelfFor(c, db).objects.set(id, object);
+    this.#changed(collection, db);
+    return object;
   }
 
-  delete(db: string, id: string): boolean {
-    if (!this.get(db, id)) return false;
-    this.journal?.append({ op: "delete", db, id });
-    const deleted = this.#databases.get(db)?.delete(id) ?? false;
-    if (deleted) this.#memo.delete(db);
-    return deleted;
+  delete(collection: string, db: string, id: string): boolean {
+    if (!this.get(collection, db, id)) return false;
+    this.journal?.append({ op: "delete", resource: collection, db, id });
+    this.#shelf(collection, db)!.objects.delete(id);
+    this.#changed(collection, db);
+    return true;
   }
 }
 
-/** The fields of an info object (A-INFO-FIELDS). */
-export const INFO_FIELDS = [
-  "CustomerId",
-  "Name",
-  "ShortName",
-  "City",
-  "CountryId",
-  "CustomerStateId",
-  "Email",
-  "Telephone",
-];
-
-/** The info object of a customer (A-INFO-FIELDS). */
-export function infoOf(c: Customer): CustomerInfo {
-  return {
-    CustomerId: c.CustomerId,
-    Name: c.Name,
-    ShortName: c.ShortName,
-    City: c.City,
-    CountryId: c.CountryId,
-    CustomerStateId: c.CustomerStateId,
-    Email: c.Email,
-    Telephone: c.Telephone,
-  };
+/** The object as a view of it shows it: only the view's properties, in the view's order. */
+export function project(o: StoredObject, properties: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of properties) out[k] = o[k];
+  return out;
 }

@@ -79,8 +79,10 @@ describe("the dashboard in headless Chromium", () => {
     expect(back.status).toBe(200);
     expect(back.headers.get("x-bawa-faults")).toBeNull();
     expect(await back.json()).toHaveProperty("Fax");
-    await page.click('#databases button:has-text("view")');
-    await expect.poll(() => page.locator("#customers tbody tr").count()).toBe(6);
+    await page.click('#databases button[data-collection="Customer"]');
+    await expect.poll(() => page.locator("#objects tbody tr").count()).toBe(6);
+    await expect.poll(() => page.locator("#objects-title").textContent()).toBe("Customer of DEMO (6)");
+    expect(await page.locator("#resources tbody").textContent()).toContain("AdministrationInfoList");
     await page.screenshot({ path: resolve(SHOTS, "dashboard.jpg"), fullPage: true, quality: 80 });
     expect(errors, "errors in the page").toEqual([]);
     await page.close();

@@ -3,8 +3,8 @@
 // changes and transforms of answers (src/mock/core/scenarios.ts).
 import type { Switch } from "../core/scenarios.ts";
 import { AUTHORIZATION_FAULTS } from "./authorization.ts";
-import { CUSTOMER_FAULTS } from "./customers.ts";
 import { RESOURCE_SERVER_FAULTS } from "./resource-server.ts";
+import { RESOURCE_FAULTS } from "./resources.ts";
 import { TOKEN_ENDPOINT_FAULTS } from "./token-endpoint.ts";
 import { TOLERATED } from "./tolerated.ts";
 
@@ -12,7 +12,7 @@ export const FAULTS: readonly Switch[] = [
   ...TOKEN_ENDPOINT_FAULTS,
   ...AUTHORIZATION_FAULTS,
   ...RESOURCE_SERVER_FAULTS,
-  ...CUSTOMER_FAULTS,
+  ...RESOURCE_FAULTS,
 ];
 
 export { TOLERATED };

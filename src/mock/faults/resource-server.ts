@@ -1,7 +1,7 @@
 // Faults of the resource server: bearer tokens, the database segment, status
 // codes and the version segment.
 import type { Switch } from "../core/scenarios.ts";
-import { DATA_ROUTES, fault, withStatus } from "./transforms.ts";
+import { fault, withStatus } from "./transforms.ts";
 
 export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
   fault({
@@ -14,7 +14,7 @@ export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
     name: "valid-tokens-refused",
     breaks: ["DATA-BEARER"],
     what: "data calls with a valid bearer token are refused",
-    transforms: [{ routes: DATA_ROUTES, apply: (res, t) => (res.status < 300 ? t.forced(res, 401) : res) }],
+    transforms: [{ data: true, apply: (res, t) => (res.status < 300 ? t.forced(res, 401) : res) }],
   }),
   fault({
     name: "no-challenge",
@@ -38,7 +38,7 @@ export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
     name: "ok-is-203",
     breaks: ["ERR-200"],
     what: "successful data calls answer 203",
-    transforms: [{ routes: DATA_ROUTES, apply: (res, t) => (res.status === 200 ? withStatus(203)(res, t) : res) }],
+    transforms: [{ data: true, apply: (res, t) => (res.status === 200 ? withStatus(203)(res, t) : res) }],
   }),
   fault({
     name: "unknown-path-200",
@@ -49,11 +49,11 @@ export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
   fault({
     name: "unknown-id-200",
     breaks: ["ERR-2-ID"],
-    what: "an unknown customer id answers 200",
+    what: "an unknown id answers 200",
     transforms: [
       {
-        codes: ["customer.not-found"],
-        apply: (res, t) => withStatus(200, res.meta?.route === "getCustomer" ? res.body : "")(res, t),
+        codes: ["resource.not-found"],
+        apply: (res, t) => withStatus(200, t.operation(res)?.method === "GET" ? res.body : "")(res, t),
       },
     ],
   }),

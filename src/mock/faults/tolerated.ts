@@ -3,8 +3,8 @@
 // The suite must pass against each, or report exactly the finding named in
 // `expect`; `bawa faults` runs the suite against each and judges it.
 import type { Switch } from "../core/scenarios.ts";
-import { rewriteDates } from "./customers.ts";
-import { CUSTOMER_ANSWERS, customersInJson, mapValue } from "./transforms.ts";
+import { rewriteDates } from "./resources.ts";
+import { objectsInAnswers, objectsInJson } from "./transforms.ts";
 
 const tolerated = (s: Omit<Switch, "kind">): Switch => ({ kind: "tolerated", ...s });
 
@@ -22,15 +22,15 @@ export const TOLERATED: readonly Switch[] = [
   tolerated({
     name: "extra-fields-json",
     group: "extra-fields",
-    what: "JSON customers carry fields the description does not list; XML does not",
-    transforms: [customersInJson((c) => ({ ...c, ...EXTRA_FIELDS }))],
+    what: "JSON objects carry fields the description does not list; XML does not",
+    transforms: [objectsInJson((o) => ({ ...o, ...EXTRA_FIELDS }))],
     expect: [{ settings: {}, failed: [] }],
   }),
   tolerated({
     name: "extra-fields-both",
     group: "extra-fields",
-    what: "customers carry fields the description does not list, in JSON and XML",
-    transforms: [{ codes: CUSTOMER_ANSWERS, apply: mapValue((c) => ({ ...c, ...EXTRA_FIELDS })) }],
+    what: "objects carry fields the description does not list, in JSON and XML",
+    transforms: [objectsInAnswers((o) => ({ ...o, ...EXTRA_FIELDS }))],
     expect: [{ settings: {}, failed: [] }],
   }),
   tolerated({
@@ -47,7 +47,7 @@ export const TOLERATED: readonly Switch[] = [
     name: "iso-dates",
     group: "dates",
     what: "CocDate and VatVerificationDate are written yyyy-MM-ddTHH:mm:ss",
-    transforms: [customersInJson(rewriteDates((m, d, y) => `${y}-${m}-${d}T00:00:00`))],
+    transforms: [objectsInJson(rewriteDates((m, d, y) => `${y}-${m}-${d}T00:00:00`))],
     expect: [
       { settings: {}, failed: ["CUST-DATES"] },
       { settings: { CONFORMANCE_ACCEPT_DATE_FORMATS: "iso" }, failed: ["CUST-DATES"] },
@@ -57,7 +57,7 @@ export const TOLERATED: readonly Switch[] = [
     name: "dmy-dates",
     group: "dates",
     what: "CocDate and VatVerificationDate are written d-M-yyyy",
-    transforms: [customersInJson(rewriteDates((m, d, y) => `${Number(d)}-${Number(m)}-${y}`))],
+    transforms: [objectsInJson(rewriteDates((m, d, y) => `${Number(d)}-${Number(m)}-${y}`))],
     expect: [
       { settings: {}, failed: ["CUST-DATES"] },
       { settings: { CONFORMANCE_ACCEPT_DATE_FORMATS: "dmy" }, failed: ["CUST-DATES"] },

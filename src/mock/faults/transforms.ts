@@ -1,16 +1,15 @@
 // The few ways a switch reshapes an answer, shared by the fault and
 // tolerated-behaviour definitions. Each works on what the core says of the
 // answer (meta), never on paths or error texts.
+import type { Collection } from "../../contract/index.ts";
 import { bodyValue, type MockResponse } from "../core/http.ts";
 import type { Switch, Transform, TransformContext } from "../core/scenarios.ts";
 
 /** A switch that breaks a rule on purpose; `breaks` names what the suite must report. */
 export const fault = (s: Omit<Switch, "kind">): Switch => ({ kind: "fault", ...s });
 
-/** The data operations of the contract, by operationId. */
-export const DATA_ROUTES = ["listCustomerInfo", "createCustomer", "getCustomer", "updateCustomer", "deleteCustomer"];
-/** Answers that carry one customer. */
-export const CUSTOMER_ANSWERS = ["customer.read", "customer.created", "customer.updated"];
+/** Answers that carry one object of a resource of the contract (resources.ts's answer codes). */
+export const OBJECT_ANSWERS = ["resource.read", "resource.created", "resource.updated"];
 
 type Json = Record<string, unknown>;
 
@@ -24,10 +23,25 @@ export const mapValue =
     return t.reencode(res, fn(copy, res) ?? copy);
   };
 
-/** A transform of customers in JSON answers only. */
-export const customersInJson = (fn: (c: Json) => Json | undefined): Transform => ({
-  codes: CUSTOMER_ANSWERS,
-  apply: (res, t) => (res.meta?.format?.kind === "json" ? mapValue(fn)(res, t) : res),
+/**
+ * A transform of the objects of JSON answers only; `fn` gets the object and its collection
+ * (which properties are dates, numbers, ...).
+ */
+export const objectsInJson = (fn: (o: Json, c: Collection) => Json | undefined): Transform => ({
+  codes: OBJECT_ANSWERS,
+  apply: (res, t) => {
+    const c = t.operation(res)?.collection;
+    return c && res.meta?.format?.kind === "json" ? mapValue((o) => fn(o, c))(res, t) : res;
+  },
+});
+
+/** Like objectsInJson, in JSON and XML alike. */
+export const objectsInAnswers = (fn: (o: Json, c: Collection) => Json | undefined): Transform => ({
+  codes: OBJECT_ANSWERS,
+  apply: (res, t) => {
+    const c = t.operation(res)?.collection;
+    return c ? mapValue((o) => fn(o, c))(res, t) : res;
+  },
 });
 
 /** Rewrites the Location of a redirect; `fn` changes the URL in place. */

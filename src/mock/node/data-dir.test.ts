@@ -121,11 +121,11 @@ describe("a data directory of an earlier version", () => {
     );
     const one = open(dir);
     expect(fs.existsSync(join(dir, "customers.journal.jsonl"))).toBe(false);
-    expect(one.ctx.store.get("DEMO", "4242")?.Name).toBe("From the old journal");
+    expect(one.ctx.store.get("Customer", "DEMO", "4242")?.Name).toBe("From the old journal");
     closeAll(one);
     const two = open(dir);
-    expect(two.ctx.store.get("DEMO", "4242")?.Name).toBe("From the old journal");
-    expect(two.ctx.store.get("DEMO", "1001")).toBeUndefined();
+    expect(two.ctx.store.get("Customer", "DEMO", "4242")?.Name).toBe("From the old journal");
+    expect(two.ctx.store.get("Customer", "DEMO", "1001")).toBeUndefined();
     closeAll(two);
   });
 });
@@ -199,12 +199,17 @@ describe("a damaged data directory", () => {
     [
       "a put without its customer",
       '{"op":"put","db":"DEMO"}',
-      /line 2 is not a change: a "put" change needs "db" and "customer"/,
+      /line 2 is not a change: a "put" change needs "resource", "db" and "object"/,
+    ],
+    [
+      "a put of a resource the contract does not have",
+      '{"op":"put","resource":"Nope","db":"DEMO","object":{}}',
+      /line 2 is not a change: its resource "Nope" is no editable resource of the contract \(Customer\)/,
     ],
     [
       "a customer that breaks the contract",
       '{"op":"put","db":"DEMO","customer":{"CustomerId":"5","Name":42}}',
-      /line 2 is not a change: its customer does not fit the contract/,
+      /line 2 is not a change: its Customer does not fit the contract: ApplyOrderSurcharge is required/,
     ],
     ["an unknown op", '{"op":"drop"}', /line 2 is not a change: "op" is "drop"/],
     ["text that is not JSON", "{oops", /line 2 is not JSON/],
@@ -240,11 +245,9 @@ describe("a damaged data directory", () => {
     fs.writeFileSync(join(dir, JOURNAL_FILE), `${lines.join("\n")}\n`);
     expect(fs.statSync(join(dir, JOURNAL_FILE)).size).toBeGreaterThan(2 * 1024 * 1024);
     const mock = open(dir);
-    expect(mock.ctx.store.list("BIG")).toHaveLength(8000);
+    expect(mock.ctx.store.list("Customer", "BIG")).toHaveLength(8000);
     closeAll(mock);
   });
 });
 
-const BASE = JSON.parse(
-  fs.readFileSync(join(import.meta.dirname, "../../../mock-data/customers/DEMO.json"), "utf8"),
-)[0];
+const BASE = JSON.parse(fs.readFileSync(join(import.meta.dirname, "../../../mock-data/Customer/DEMO.json"), "utf8"))[0];

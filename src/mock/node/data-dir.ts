@@ -21,8 +21,10 @@ const CHUNK = 1024 * 1024;
 export type WriteOps = Pick<typeof fs, "writeSync" | "fsyncSync">;
 
 export interface DataDirOptions {
-  /** Checks a customer against the contract; a problem stops the start. */
-  customerProblem(customer: unknown): string | undefined;
+  /** Checks an object of a resource against the contract; a problem stops the start. */
+  objectProblem(resource: string, object: unknown): string | undefined;
+  /** Turns a line an earlier version wrote into today's shape (changes.ts upgradeChange). */
+  upgrade?(line: unknown): unknown;
   compactAtBytes?: number;
   ops?: WriteOps;
   /** Told what the start repaired (a torn last line) and what compaction did. */
@@ -231,7 +233,8 @@ export class DataDir implements Journal {
           } catch (err) {
             throw damaged(line, `is not JSON (${(err as Error).message})`);
           }
-          const problem = changeProblem(value, this.#opts.customerProblem);
+          if (this.#opts.upgrade) value = this.#opts.upgrade(value);
+          const problem = changeProblem(value, this.#opts.objectProblem);
           if (problem) throw damaged(line, `is not a change: ${problem}`);
           apply(value as Change);
         }

@@ -15,7 +15,7 @@ import {
 import { KEPT_AFTER_END_MS } from "./tokens.ts";
 
 type Stats = Record<
-  | "customers"
+  | "objects"
   | "applications"
   | "pendingAuthorizations"
   | "codes"
@@ -92,7 +92,7 @@ describe("the stores of the authorization server", () => {
     }
     for (const s of after) {
       expect(s).toMatchObject({ codes: 0, accessTokens: 0, families: 0, pendingAuthorizations: 0 });
-      expect(s.customers).toBe(start.customers);
+      expect(s.objects).toBe(start.objects);
     }
     // Only the live refresh tokens stay (5 chains a round; the one refreshed above rotated again).
     expect(after[0]!.refreshTokens).toBe(5);

@@ -198,32 +198,37 @@ function renderApplications(apps) {
   );
 }
 
-let shownDatabase;
-async function showCustomers(db) {
-  shownDatabase = db;
-  const customers = await call("GET", `/__mock/databases/${encodeURIComponent(db)}/customers`);
-  $("#customers").hidden = false;
-  $("#customers-title").textContent = `Customers of ${db} (${customers.length})`;
-  $("#customers tbody").replaceChildren(
-    ...customers
+// The contract's resources (GET /__mock/resources): read once, they do not change while the mock runs.
+let model;
+/** What "view" shows: the objects of one collection, in one database or of the whole service. */
+let shown;
+async function showObjects(collection, db) {
+  shown = { collection, db };
+  const c = model.collections.find((x) => x.name === collection);
+  const path = c.perDatabase
+    ? `/__mock/databases/${encodeURIComponent(db)}/${encodeURIComponent(collection)}`
+    : `/__mock/objects/${encodeURIComponent(collection)}`;
+  const objects = await call("GET", path);
+  $("#objects").hidden = false;
+  $("#objects-title").textContent =
+    `${collection}${c.perDatabase ? ` of ${db}` : ""} (${objects.length}${objects.length > 200 ? ", the first 200 shown" : ""})`;
+  $("#objects thead tr").replaceChildren(...c.columns.map((k) => el("th", {}, k)));
+  $("#objects tbody").replaceChildren(
+    ...objects
       .slice(0, 200)
-      .map((c) =>
-        el(
-          "tr",
-          {},
-          ...["CustomerId", "Name", "ShortName", "City", "CountryId", "CustomerStateId", "Email", "Telephone"].map(
-            (k) => el("td", {}, c[k] ?? ""),
-          ),
-        ),
-      ),
+      .map((o) => el("tr", {}, ...c.columns.map((k) => el("td", {}, o[k] == null ? "" : String(o[k]))))),
   );
 }
 
 function renderDatabases(databases) {
+  const perDatabase = model.collections.filter((c) => c.perDatabase);
+  $("#databases thead tr").replaceChildren(
+    el("th", {}, "database"),
+    ...perDatabase.map((c) => el("th", {}, c.name)),
+    el("th", {}),
+  );
   $("#databases tbody").replaceChildren(
     ...databases.map((d) => {
-      const view = el("button", {}, "view");
-      view.addEventListener("click", () => showCustomers(d.database));
       const reset = el("button", { className: "danger" }, "reset");
       reset.addEventListener("click", () =>
         change(
@@ -233,16 +238,42 @@ function renderDatabases(databases) {
           {},
         ),
       );
+      const counts = perDatabase.map((c) => {
+        const view = el("button", { title: `the ${c.name} objects of ${d.database}` }, "view");
+        view.dataset.collection = c.name;
+        view.addEventListener("click", () => showObjects(c.name, d.database));
+        return el("td", {}, `${d.objects[c.name] ?? 0} `, view);
+      });
+      return el("tr", {}, el("td", { className: "mono" }, d.database), ...counts, el("td", {}, reset));
+    }),
+  );
+  if (shown) showObjects(shown.collection, shown.db).catch(() => undefined);
+}
+
+function renderResources() {
+  $("#resources tbody").replaceChildren(
+    ...model.resources.map((r) => {
+      const c = model.collections.find((x) => x.name === r.collection);
+      const data = c.perDatabase ? `${c.name}, per database` : `${c.name} (${c.total}), for the whole service`;
+      const cell = el("td", {}, data);
+      if (!c.perDatabase) {
+        const view = el("button", {}, "view");
+        view.addEventListener("click", () => showObjects(c.name));
+        cell.append(" ", view);
+      }
       return el(
         "tr",
         {},
-        el("td", { className: "mono" }, d.database),
-        el("td", {}, String(d.customers)),
-        el("td", {}, view, " ", reset),
+        el("td", { className: "mono" }, r.name),
+        el("td", {}, r.kind),
+        cell,
+        el("td", { className: "mono" }, r.operations.map((o) => `${o.method} ${o.path}`).join("\n")),
       );
     }),
   );
-  if (shownDatabase) showCustomers(shownDatabase).catch(() => undefined);
+  const notServed = $("#not-served");
+  notServed.hidden = model.notServed.length === 0;
+  notServed.textContent = model.notServed.map((u) => `not served: ${u.method} ${u.path}: ${u.reason}`).join("\n");
 }
 
 let lastRequest = 0;
@@ -285,6 +316,7 @@ async function pollRequests() {
 
 async function refresh() {
   try {
+    model ??= await call("GET", "/__mock/resources");
     const [scenarios, clock, tokens, apps, databases] = await Promise.all([
       call("GET", "/__mock/scenarios"),
       call("GET", "/__mock/clock"),
@@ -298,6 +330,7 @@ async function refresh() {
     renderTokens(tokens);
     renderApplications(apps);
     renderDatabases(databases);
+    renderResources();
   } catch (err) {
     say(err.message, true);
   }

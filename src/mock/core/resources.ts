@@ -1,0 +1,353 @@
+// The resources of the contract, served from the resource model: one handler
+// per operation, a pure function of (request, state, clock). Nothing here knows
+// a resource by name; what each one is (kind, id, database, dates, shapes) is
+// read from openapi.yaml by src/contract/resources.ts.
+import { isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
+import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
+import { bindProperties } from "./binding.ts";
+import { answer, bodyFormat, decodeBody, problem } from "./format.ts";
+import type { MockResponse } from "./http.ts";
+import { applyListQuery, parseListQuery } from "./list-query.ts";
+import type { Handler, Route, RoutedRequest } from "./router.ts";
+import { project, SERVICE_WIDE, type StoredObject } from "./store.ts";
+
+/** Answer codes of the resource operations (AnswerMeta.code): what happened, whatever the resource. */
+export type ResourceCode =
+  | "resource.list"
+  | "resource.read"
+  | "resource.created"
+  | "resource.updated"
+  | "resource.deleted"
+  | "resource.not-found"
+  | "resource.refused";
+
+/** Who calls when the rule requireAccessToken is off: nobody in particular, with every database. */
+const ANONYMOUS: AccessGrant = { user: "(no token)", clientId: "(none)", databases: ["*"] };
+
+/** The handler of one operation of the resource model. */
+export function resourceHandler(op: Operation): Handler {
+  switch (op.action) {
+    case "list":
+      return withAccess(op, listObjects(op));
+    case "read":
+      return withAccess(op, readObject(op));
+    case "create":
+      return withAccess(op, createObject(op));
+    case "update":
+      return withAccess(op, updateObject(op));
+    case "delete":
+      return withAccess(op, deleteObject(op));
+  }
+}
+
+type Next = (req: RoutedRequest, db: string, grant: AccessGrant) => MockResponse;
+
+/**
+ * Runs `next` only for a valid token and, on a path with a database segment, only when its
+ * user may use the database in the path (Errors rule 4, A-DATABASE-ACCESS). The answer names
+ * client, user, database and resource.
+ */
+function withAccess(op: Operation, next: Next): Handler {
+  return (req) => {
+    const { ctx } = req;
+    const { rules } = ctx;
+    const bearer = checkBearer(
+      req.headers.authorization,
+      ctx.tokens,
+      ctx.clock.now(),
+      rules.bearerSchemeCaseInsensitive,
+    );
+    const denied = (message: string, code: string, header: string) =>
+      problem(req, 401, message, [], rules.bearerChallenge ? { "www-authenticate": header } : {}, { code });
+    let grant: AccessGrant;
+    if (bearer.kind === "granted") grant = bearer.grant;
+    else if (bearer.kind === "missing" && !rules.requireAccessToken) grant = ANONYMOUS;
+    else if (bearer.kind === "missing") {
+      return denied(
+        "Authorization has been denied for this request: no access token was sent.",
+        "auth.missing-token",
+        challenge(bearer),
+      );
+    } else {
+      return denied(
+        `Authorization has been denied for this request: ${bearer.description}.`,
+        "auth.invalid-token",
+        challenge(bearer),
+      );
+    }
+    const who = { client: grant.clientId, user: grant.user, resource: op.resource };
+    if (op.databaseParam === undefined) {
+      const res = next(req, SERVICE_WIDE, grant);
+      return { ...res, meta: { ...res.meta, ...who } };
+    }
+    let db = req.params[op.databaseParam] ?? "";
+    if (db.trim() === "") {
+      if (rules.requireDatabase) {
+        const res = denied(
+          "No database is given: put the database id after /api/.",
+          "auth.no-database",
+          challenge({ kind: "missing" }),
+        );
+        return { ...res, meta: { ...res.meta, ...who } };
+      }
+      db = grant.databases.find((d) => d !== "*") ?? "DEMO";
+    }
+    if (!grant.databases.includes(db) && !grant.databases.includes("*")) {
+      const res = denied(
+        `The user of this token may not use database ${db}.`,
+        "auth.database-forbidden",
+        `Bearer realm="${REALM}", error="insufficient_scope", error_description="${quotable(`no access to database ${db}`)}"`,
+      );
+      return { ...res, meta: { ...res.meta, ...who, database: db } };
+    }
+    const res = next(req, db, grant);
+    return { ...res, meta: { ...res.meta, ...who, ...(db === SERVICE_WIDE ? {} : { database: db }) } };
+  };
+}
+
+const notFound = (req: RoutedRequest, op: Operation, db: string, id: string) =>
+  problem(
+    req,
+    404,
+    `No ${op.collection.name} with id ${id} exists${db === SERVICE_WIDE ? "" : ` in database ${db}`}.`,
+    [],
+    {},
+    { code: "resource.not-found" satisfies ResourceCode },
+  );
+
+/** A list: the collection's objects as the list's items show them, with the OData list parameters. */
+function listObjects(op: Operation): Next {
+  const { collection: c, view } = op;
+  const whole = view.properties.length === c.properties.length && view.schema === c.schema;
+  const item = whole
+    ? (o: StoredObject) => o as Record<string, unknown>
+    : (o: StoredObject) => project(o, view.properties);
+  // A list of the whole service whose items name databases shows those the user may open (x-bawa-database).
+  const byDatabase = !c.databaseScoped ? c.databaseProperty : undefined;
+  return (req, db, grant) => {
+    const { store, rules } = req.ctx;
+    const parsed = parseListQuery(req.query, view.properties);
+    if (!parsed.ok) return problem(req, 400, parsed.message, [], {}, { code: "query.invalid" });
+    const { query } = parsed;
+    const open = byDatabase === undefined || grant.databases.includes("*") ? undefined : new Set(grant.databases);
+    const scope = open ? `:${[...open].join(",")}` : "";
+    // The objects in order, kept until the next write: a page is then a slice of them.
+    const all = store.memo(c.name, db, `objects${scope}`, () => {
+      const objects = store.list(c.name, db);
+      return open ? objects.filter((o) => open.has(String(o[byDatabase!]))) : objects;
+    });
+    const list = () =>
+      answer(
+        req,
+        200,
+        op.answers,
+        applyListQuery(all, query, item),
+        {},
+        { code: "resource.list" satisfies ResourceCode },
+      );
+    const everything = !query.filter && !query.orderBy && query.skip === undefined && query.top === undefined;
+    if (!everything) return list();
+    // The whole list, encoded once per format until the next write, kept as bytes as well as text.
+    // Its items (10 MB at 100,000 objects) are not kept: the scenarios that reshape the list
+    // from them make them again.
+    return store.memo(c.name, db, `list:${req.format.mediaType}:${rules.jsonNames}${scope}`, () => {
+      const res = list();
+      if (res.body === undefined) return res;
+      const { value: _made, ...meta } = res.meta ?? {};
+      return {
+        ...res,
+        meta: { ...meta, makeValue: () => applyListQuery(all, query, item) },
+        encoded: { text: res.body, bytes: Buffer.from(res.body) },
+      };
+    });
+  };
+}
+
+function readObject(op: Operation): Next {
+  const { collection: c, view } = op;
+  const whole = view.schema === c.schema;
+  return (req, db) => {
+    const id = req.params[op.idParam!]!;
+    const o = req.ctx.store.get(c.name, db, id);
+    if (!o) return notFound(req, op, db, id);
+    const value = whole ? o : project(o, view.properties);
+    return answer(req, 200, view.schema, value, {}, { code: "resource.read" satisfies ResourceCode }, { keep: whole });
+  };
+}
+
+function createObject(op: Operation): Next {
+  const c = op.collection;
+  return (req, db) => {
+    const input = readBody(req, op, db);
+    if (!input.ok) return input.response;
+    const created = req.ctx.store.create(c.name, db, input.object);
+    if (!created.ok) {
+      return problem(
+        req,
+        400,
+        "The request is invalid.",
+        [{ field: created.field, message: created.reason }],
+        {},
+        { code: "resource.refused" satisfies ResourceCode },
+      );
+    }
+    return stored(req, c.schema, created.object, input.ignored, "resource.created");
+  };
+}
+
+/** The answer to a write: the object as stored (A-WRITE-RESPONSE), naming what the body sent in vain. */
+const stored = (req: RoutedRequest, schema: string, o: StoredObject, ignored: readonly string[], code: ResourceCode) =>
+  answer(req, 200, schema, o, ignoredHeader(ignored), { code, ignored }, { keep: true });
+
+function updateObject(op: Operation): Next {
+  const c = op.collection;
+  return (req, db) => {
+    const id = req.params[op.idParam!]!;
+    const input = readBody(req, op, db, id);
+    if (!input.ok) return input.response;
+    const { store, rules } = req.ctx;
+    const updated = rules.putChanges ? store.replace(c.name, db, id, input.object) : store.get(c.name, db, id);
+    if (!updated) return notFound(req, op, db, id);
+    return stored(req, c.schema, updated, input.ignored, "resource.updated");
+  };
+}
+
+function deleteObject(op: Operation): Next {
+  const c = op.collection;
+  return (req, db) => {
+    const id = req.params[op.idParam!]!;
+    const { store, rules } = req.ctx;
+    const found = rules.deleteRemoves ? store.delete(c.name, db, id) : store.get(c.name, db, id) !== undefined;
+    if (!found) return notFound(req, op, db, id);
+    return {
+      status: 200,
+      headers: { "content-length": "0" },
+      meta: { code: "resource.deleted" satisfies ResourceCode },
+    };
+  };
+}
+
+type Read = { ok: true; object: StoredObject; ignored: readonly string[] } | { ok: false; response: MockResponse };
+
+/**
+ * Decodes and validates a body against the collection's request schema, filling in defaults
+ * (A-DEFAULTS). On PUT, `pathId` is the id of the path (A-PUT-ID). A property holding the
+ * database (`x-bawa-database`) is the path's database.
+ */
+function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string): Read {
+  const { contract, rules } = req.ctx;
+  const c = op.collection;
+  const request = c.request!;
+  const idProperty = c.idProperty!;
+  const decoded = decodeBody(req, req.headers["content-type"], req.body, request.schema);
+  if (!decoded.ok) return decoded;
+  const invalid = (message: string, problems: Problem[] = [], ignored: readonly string[] = []): Read => ({
+    ok: false,
+    response: problem(req, 400, message, problems, ignoredHeader(ignored), { code: "body.invalid", ignored }),
+  });
+  const body = decoded.value;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return invalid(`The request body must be one ${c.name} object.`);
+  }
+  const fields = request.properties;
+  const json = bodyFormat(req.headers["content-type"])?.kind === "json";
+  const bound = bindProperties(body as Record<string, unknown>, fields, c.nested, json);
+  if (bound.problems.length > 0) return invalid("The request is invalid.", bound.problems, bound.ignored);
+  const raw = bound.value;
+  const sent = Object.keys(raw);
+  if (!rules.acceptAllProperties && sent.length === fields.length) {
+    return invalid("The request body has too many properties.");
+  }
+  if (pathId !== undefined && raw[idProperty] === undefined) raw[idProperty] = c.idIsNumber ? Number(pathId) : pathId;
+  const problems = contract.requests.check(request.schema, raw);
+  if (problems.length === 0) {
+    writeDates(raw, c.dateProperties);
+    problems.push(...notXmlText(raw));
+  }
+  if (pathId !== undefined && raw[idProperty] !== undefined && String(raw[idProperty]) !== pathId) {
+    problems.push({ field: idProperty, message: `must be ${JSON.stringify(pathId)}, the id in the path` });
+  }
+  if (problems.length > 0) return invalid("The request is invalid.", problems, bound.ignored);
+  if (c.databaseProperty !== undefined && db !== SERVICE_WIDE) raw[c.databaseProperty] = db;
+  // Without the default-value rule, only what was sent (plus the identifier) is kept.
+  const wasSent = new Set(sent);
+  const kept = rules.fillDefaults ? fields : fields.filter((k) => wasSent.has(k) || k === idProperty);
+  return { ok: true, object: project(raw, kept), ignored: bound.ignored };
+}
+
+/** `X-Bawa-Ignored-Properties`: what a body sent that bound to no field, so a typo shows at once. */
+export function ignoredHeader(ignored: readonly string[]): Record<string, string> {
+  if (ignored.length === 0) return {};
+  const names = ignored.slice(0, 20).map((n) => quotable(n, 60).replaceAll(",", "%2C"));
+  return { "x-bawa-ignored-properties": `${names.join(", ")}${ignored.length > 20 ? ", ..." : ""}` };
+}
+
+/**
+ * Strings XML 1.0 can not carry (control characters, lone surrogates) are
+ * refused with the field, so nothing is stored that one of the two formats
+ * could not give back (decision 0009).
+ */
+// Characters XML 1.0 certainly carries (BMP, no surrogate): most text is only these, and then
+// nothing needs to be looked at one code point at a time.
+const PLAIN_XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/;
+
+function notXmlText(value: unknown, field = ""): Problem[] {
+  if (typeof value === "string") {
+    if (PLAIN_XML_TEXT.test(value)) return [];
+    for (const ch of value) {
+      const cp = ch.codePointAt(0)!;
+      if (!isXmlChar(cp)) {
+        const hex = cp.toString(16).toUpperCase().padStart(4, "0");
+        return [{ field, message: `contains the character U+${hex}, which XML can not carry; leave it out` }];
+      }
+    }
+    return [];
+  }
+  if (typeof value !== "object" || value === null) return [];
+  const out: Problem[] = [];
+  for (const [k, v] of Object.entries(value))
+    if (typeof v !== "number" && typeof v !== "boolean" && v !== null)
+      out.push(...notXmlText(v, field ? `${field}.${k}` : k));
+  return out;
+}
+
+/** A-DATES: a valid month/day/year date (the schema's format checked it) is stored as MM/dd/yyyy. */
+function writeDates(o: Record<string, unknown>, dates: readonly string[]): void {
+  for (const field of dates) {
+    const v = o[field];
+    if (typeof v !== "string") continue;
+    const [m, d, y] = v.split("/");
+    o[field] = `${m!.padStart(2, "0")}/${d!.padStart(2, "0")}/${y!.padStart(4, "0")}`;
+  }
+}
+
+/**
+ * The routes of the data API: every path of the resource model with a handler per operation,
+ * and the operations the model can not serve, answered 501 saying why (never a silent 404).
+ */
+export function resourceRoutes(model: ResourceModel): Route[] {
+  const routes: Route[] = model.paths.map((p) => ({
+    path: p.path,
+    operations: p.operations,
+    methods: Object.fromEntries(
+      Object.entries(p.operations).map(([method, op]) => [method, resourceHandler(op as Operation)]),
+    ),
+  }));
+  for (const u of model.unsupported) {
+    let route = routes.find((r) => r.path === u.path);
+    if (!route) {
+      route = { path: u.path, methods: {} };
+      routes.push(route);
+    }
+    (route.methods as Record<string, Handler>)[u.method] = (req) =>
+      problem(
+        req,
+        501,
+        `bawa mock serves the service description's four result kinds (editable objects, info objects, lists, name value lists); ${u.method} ${u.path} of the contract is none of them: ${u.reason}.`,
+        [],
+        {},
+        { code: "route.not-served" },
+      );
+  }
+  return routes;
+}

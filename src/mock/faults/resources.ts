@@ -1,0 +1,173 @@
+// Faults of the resources of the contract: their fields, their lifecycle and
+// their lists. Each acts on every resource; which properties it touches is read
+// from the resource's schema (its numbers, dates, decimals), never named here.
+import type { Collection } from "../../contract/index.ts";
+import { JSON_FORMAT } from "../core/format.ts";
+import { bodyValue } from "../core/http.ts";
+import type { Switch } from "../core/scenarios.ts";
+import { fault, mapValue, OBJECT_ANSWERS, objectsInJson } from "./transforms.ts";
+
+type Json = Record<string, unknown>;
+
+/** The first property (in contract order) of the collection that `test` picks, and is in `o`. */
+const firstWhere = (o: Json, c: Collection, test: (k: string) => boolean) =>
+  c.properties.find((k) => k in o && k !== c.idProperty && test(k));
+const isNumber = (c: Collection) => (k: string) => c.types[k]!.some((t) => t === "number" || t === "integer");
+/** A nullable property no list shows, no date: leaving it out is noticed only by a check of all fields. */
+const quietNullable = (c: Collection) => (k: string) =>
+  c.types[k]!.includes("null") && !c.dateProperties.includes(k) && c.types[k]!.includes("string");
+
+/** Every month/day/year date property of an object (`MM/dd/yyyy`) written another way; other values stay. */
+export const rewriteDates =
+  (to: (m: string, d: string, y: string) => string) =>
+  (o: Json, c: Collection): Json => {
+    for (const k of c.dateProperties) {
+      const m = /^(\d\d)\/(\d\d)\/(\d{4})$/.exec(String(o[k]));
+      if (m) o[k] = to(m[1]!, m[2]!, m[3]!);
+    }
+    return o;
+  };
+
+export const RESOURCE_FAULTS: readonly Switch[] = [
+  fault({
+    name: "field-wrong-type",
+    breaks: ["CUST-FIELDS"],
+    what: "the first number property of each object is written as a string",
+    transforms: [
+      objectsInJson((o, c) => {
+        const k = firstWhere(o, c, isNumber(c));
+        return k ? { ...o, [k]: String(o[k]) } : o;
+      }),
+    ],
+  }),
+  fault({
+    name: "field-missing",
+    breaks: ["CUST-FIELDS"],
+    what: "the first nullable text property of each object, no date, is left out",
+    transforms: [
+      objectsInJson((o, c) => {
+        const k = firstWhere(o, c, quietNullable(c));
+        if (k) delete o[k];
+        return o;
+      }),
+    ],
+  }),
+  fault({
+    name: "created-without-id",
+    breaks: ["CUST-CREATE-ID"],
+    what: "the service gives objects no identifier (an empty id in JSON)",
+    transforms: [objectsInJson((o, c) => (c.idProperty && c.idProperty in o ? { ...o, [c.idProperty]: "" } : o))],
+  }),
+  fault({
+    name: "camel-case",
+    breaks: ["CUST-NAMES"],
+    what: "JSON answers write field names in camelCase",
+    rules: { jsonNames: "camel" },
+  }),
+  fault({
+    name: "dates-iso",
+    breaks: ["CUST-DATES"],
+    what: "dates are written as yyyy-MM-dd",
+    transforms: [objectsInJson(rewriteDates((m, d, y) => `${y}-${m}-${d}`))],
+  }),
+  fault({
+    name: "decimals-rounded",
+    breaks: ["CUST-DECIMALS"],
+    what: "amounts (format decimal) are rounded to whole numbers",
+    transforms: [
+      objectsInJson((o, c) => {
+        for (const k of c.properties)
+          if (c.formats[k] === "decimal" && typeof o[k] === "number") o[k] = Math.round(o[k]);
+        return o;
+      }),
+    ],
+  }),
+  fault({
+    name: "defaults-missing",
+    breaks: ["CUST-DEFAULTS"],
+    what: "properties missing from the body stay missing from the object",
+    rules: { fillDefaults: false },
+  }),
+  fault({
+    name: "full-body-refused",
+    breaks: ["CUST-BODY-ALL"],
+    what: "a body with every property is refused",
+    rules: { acceptAllProperties: false },
+  }),
+  fault({
+    name: "created-not-addressable",
+    breaks: ["SVC-RESOURCE-ADDRESS"],
+    what: "POST answers an id at which the created object can not be read",
+    transforms: [
+      {
+        codes: ["resource.created"],
+        apply: (res, t) => {
+          const id = t.operation(res)?.collection.idProperty;
+          return id ? mapValue((o) => ({ ...o, [id]: `${o[id]}-x` }))(res, t) : res;
+        },
+      },
+    ],
+  }),
+  fault({
+    name: "put-ignored",
+    breaks: ["CUST-UPDATE-ID"],
+    what: "PUT answers 200 and changes nothing",
+    rules: { putChanges: false },
+  }),
+  fault({
+    name: "delete-keeps",
+    breaks: ["SVC-METHODS"],
+    what: "DELETE answers 200 and removes nothing",
+    rules: { deleteRemoves: false },
+  }),
+  fault({
+    name: "list-wrapped",
+    breaks: ["INFO-LIST"],
+    what: "lists are an object, not a list",
+    transforms: [
+      {
+        codes: ["resource.list"],
+        apply: (res) =>
+          res.meta?.format?.kind === "json" ? { ...res, body: JSON.stringify({ Items: bodyValue(res.meta) }) } : res,
+      },
+    ],
+  }),
+  fault({
+    name: "list-writable",
+    breaks: ["SVC-READ-ONLY-LIST"],
+    what: "POST, PUT and DELETE on read-only resources (lists, info objects) answer 200",
+    transforms: [
+      {
+        codes: ["route.no-method"],
+        // A path whose only method is GET is a read-only resource's.
+        apply: (res) =>
+          res.meta?.allow?.every((m) => m === "GET" || m === "HEAD") ? { ...res, status: 200, body: "[]" } : res,
+      },
+    ],
+  }),
+  fault({
+    name: "bad-bodies-500",
+    breaks: ["A-INVALID-BODIES"],
+    what: "a body of the wrong type or syntax crashes the call (500)",
+    transforms: [{ codes: ["body.invalid"], apply: (res) => ({ ...res, status: 500 }) }],
+  }),
+  fault({
+    name: "xml-as-json",
+    breaks: ["SVC-FORMATS"],
+    what: "XML is asked for, JSON comes back",
+    transforms: [
+      {
+        codes: OBJECT_ANSWERS,
+        apply: (res) =>
+          res.meta?.format?.kind === "xml"
+            ? {
+                ...res,
+                headers: { ...res.headers, "content-type": "application/json; charset=utf-8" },
+                body: JSON.stringify(bodyValue(res.meta)),
+                meta: { ...res.meta, format: JSON_FORMAT },
+              }
+            : res,
+      },
+    ],
+  }),
+];
