@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { compileContract, warmSteps } from "../contract/index.ts";
+import { warmSteps } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
 import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
@@ -9,7 +9,15 @@ import { COMPACT_AT_BYTES } from "../mock/node/data-dir.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
 import { settleHeap } from "../mock/node/memory.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
-import { type Command, portSetting, SERVER_OPTIONS, setting, UsageError, versionsSetting } from "./options.ts";
+import {
+  type Command,
+  contractOf,
+  portSetting,
+  SERVER_OPTIONS,
+  setting,
+  UsageError,
+  versionsSetting,
+} from "./options.ts";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -18,7 +26,8 @@ export const mockCommand: Command = {
   usage: `usage: bawa mock [options]
 
 Serves the Business Administration Web API from the contract, with state:
-customers created stay created, tokens expire after 7200 s on the mock's clock.
+every resource the contract declares is served by its result kind (objects
+created stay created), tokens expire after 7200 s on the mock's clock.
 The dashboard at /__mock/ switches scenarios while it runs.
 
 options (flag, else environment variable, else default):
@@ -26,8 +35,11 @@ options (flag, else environment variable, else default):
   --port <n>          BAWA_PORT       port; 0 picks a free one        (4010)
   --versions <list>   BAWA_VERSIONS   API versions served, e.g. 1,18  (1)
   --seed <dir>        BAWA_SEED_DIR   seed data folder                (mock-data)
+  --contract <file>   BAWA_CONTRACT   the OpenAPI document to serve   (openapi/openapi.yaml)
+                                      (a team's own, bigger one of this family: every
+                                      resource in it is served; README "Adding a resource")
   --scope <value>     BAWA_SCOPE      the single OAuth scope          (${DEFAULT_CONFIG.scope})
-  --data-dir <dir>    BAWA_DATA_DIR   keep customers, apps, tokens across restarts (in memory)
+  --data-dir <dir>    BAWA_DATA_DIR   keep objects, apps, tokens across restarts (in memory)
   --compact-at <bytes> BAWA_COMPACT_AT  journal size that folds it into a new snapshot
                                       (${COMPACT_AT_BYTES}; the snapshot's size if larger)
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names the portal and control
@@ -93,7 +105,9 @@ options (flag, else environment variable, else default):
     }
     // A shared mock must not be switched into a fault by a stray request: off loopback, a token is required.
     const controlToken = given || (LOOPBACK.test(host) ? "" : randomBytes(24).toString("base64url"));
-    const seedDir = resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR));
+    const givenSeed = setting(values, "seed", "BAWA_SEED_DIR", "");
+    const seedDir = resolve(givenSeed || DEFAULT_SEED_DIR);
+    const contract = contractOf(values, { eager: false });
 
     const started = performance.now();
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
@@ -106,7 +120,9 @@ options (flag, else environment variable, else default):
       config: { versions, scope, corsOrigins, ...(controlToken ? { controlToken } : {}) },
       switches,
       rules,
-      contract: compileContract(undefined, { eager: false }),
+      contract,
+      // The project's own seed may hold resources another contract lacks: those are left out, saying so.
+      seedOptions: { strict: givenSeed !== "", warn: (m) => console.error(`bawa mock: ${m}`) },
       ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
     });
     if (!values.quiet) {
@@ -150,9 +166,13 @@ options (flag, else environment variable, else default):
     // the mock for a few hundred milliseconds.
     setTimeout(settleHeap, 1000).unref();
     const base = `${listening.url}/v${versions[0]}`;
+    const lists = contract.resources.operations.filter((o) => o.action === "list");
+    const firstList = lists.find((o) => o.databaseParam !== undefined) ?? lists[0];
+    const listPath = firstList?.path.replace(`{${firstList.databaseParam}}`, "DEMO") ?? "/api/...";
     const dashboard = `${listening.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
-  API:        ${base}/api/DEMO/CustomerInfoList   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
+  API:        ${base}${listPath}   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
+  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  not served: ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} (${u.reason})`).join("; ")}` : ""}
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
   apps:       ${mock.registry
     .applications()
@@ -160,7 +180,7 @@ options (flag, else environment variable, else default):
     .join(", ")}
   dashboard:  ${dashboard}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock (JSON)${controlToken ? `\n  control token: ${controlToken} (header X-Bawa-Control-Token)` : ""}
-  state:      ${dataDir ? `customers, applications and tokens kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps them across restarts)"}
+  state:      ${dataDir ? `objects, applications and tokens kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps them across restarts)"}
 Ctrl-C stops it.`);
     const scenario = mock.scenarios.summary();
     if (scenario) {

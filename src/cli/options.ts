@@ -1,5 +1,8 @@
 // What every command shares: the Command shape, usage errors, settings from flags or environment.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
+import { CONTRACT_PATH, type CompiledContract, compileContract } from "../contract/index.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -44,4 +47,24 @@ export const SERVER_OPTIONS = {
   port: { type: "string" },
   versions: { type: "string" },
   seed: { type: "string" },
+  contract: { type: "string" },
 } as const;
+
+/** The contract's file: --contract, else BAWA_CONTRACT, else the project's openapi/openapi.yaml. */
+export function contractPath(values: Record<string, unknown>, env = "BAWA_CONTRACT"): string {
+  const given = setting(values, "contract", env, "");
+  if (given === "") return CONTRACT_PATH;
+  const path = resolve(given);
+  if (!existsSync(path)) throw new UsageError(`--contract (${env}): there is no file ${path}`);
+  return path;
+}
+
+/** Compiles the contract of --contract; a document bawa can not read is the job's failure, said plainly. */
+export function contractOf(values: Record<string, unknown>, options: { eager?: boolean } = {}): CompiledContract {
+  const path = contractPath(values);
+  try {
+    return compileContract(path, options);
+  } catch (err) {
+    throw new Error(`the contract ${path} can not be used: ${(err as Error).message}`);
+  }
+}

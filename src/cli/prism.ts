@@ -8,7 +8,7 @@ import { compileContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { DEFAULT_SEED_DIR, loadSeed } from "../mock/seed.ts";
 import { prismDocument } from "../prism/document.ts";
-import { type Command, portSetting, SERVER_OPTIONS, setting, versionsSetting } from "./options.ts";
+import { type Command, contractPath, portSetting, SERVER_OPTIONS, setting, versionsSetting } from "./options.ts";
 
 export const prismCommand: Command = {
   summary: "run Prism's stateless contract mock of the same document",
@@ -24,6 +24,7 @@ options (flag, else environment variable, else default):
   --port <n>          BAWA_PRISM_PORT     port                            (4011)
   --versions <list>   BAWA_VERSIONS       API versions served, e.g. 1,18  (1)
   --seed <dir>        BAWA_SEED_DIR       seed data folder for examples   (mock-data)
+  --contract <file>   BAWA_CONTRACT       the OpenAPI document to serve   (openapi/openapi.yaml)
   --dynamic                               generate answers from the schemas instead of examples
   -h, --help                              this text`,
   options: {
@@ -39,6 +40,7 @@ options (flag, else environment variable, else default):
       port,
       versions,
       seedDir: resolve(setting(values, "seed", "BAWA_SEED_DIR", DEFAULT_SEED_DIR)),
+      contract: contractPath(values),
       dynamic: values.dynamic === true,
       output: "inherit",
     });
@@ -67,11 +69,13 @@ export function startPrism(opts: {
   port: number;
   versions: readonly string[];
   seedDir?: string;
+  /** The OpenAPI document (default: the project's openapi/openapi.yaml). */
+  contract?: string;
   dynamic?: boolean;
   output?: "inherit" | "pipe";
 }): RunningPrism {
-  const contract = compileContract();
-  const seed = loadSeed(contract, opts.seedDir ?? DEFAULT_SEED_DIR);
+  const contract = compileContract(opts.contract);
+  const seed = loadSeed(contract, opts.seedDir ?? DEFAULT_SEED_DIR, { strict: false });
   const dir = mkdtempSync(join(tmpdir(), "bawa-prism-"));
   const file = join(dir, "openapi.prism.yaml");
   writeFileSync(

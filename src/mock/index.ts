@@ -17,7 +17,7 @@ import { Scenarios } from "./core/scenarios.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SWITCHES } from "./faults/index.ts";
 import { DataDir, type DataDirOptions } from "./node/data-dir.ts";
-import { DEFAULT_SEED_DIR, loadSeed } from "./seed.ts";
+import { DEFAULT_SEED_DIR, loadSeed, type SeedOptions } from "./seed.ts";
 
 /** What GET /__mock/stats answers: how much each store holds, and the process's memory. */
 export type Stats = Record<string, number | Record<string, number>>;
@@ -51,6 +51,8 @@ export interface BuildOptions {
   /** Rules that differ from the defaults from the start. */
   rules?: Partial<Rules>;
   seedDir?: string;
+  /** How the seed is read: a folder that names nothing of the contract stops the start, or is left out with a warning. */
+  seedOptions?: SeedOptions;
   config?: Partial<MockConfig>;
   contract?: CompiledContract;
   clock?: MovableClock;
@@ -59,7 +61,7 @@ export interface BuildOptions {
 /** The whole mock, in process: call `handle()` directly or put it behind `listen()`. */
 export function buildMock(options: BuildOptions = {}): BawaMock {
   const contract = options.contract ?? compileContract();
-  const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR);
+  const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR, options.seedOptions);
   // Every store records into one journal, switched on only after the data directory was replayed.
   const dataDir = options.dataDir
     ? new DataDir(options.dataDir, {

@@ -22,8 +22,22 @@ export interface LoadedSeed {
   oauth: OAuthSeed;
 }
 
-export function loadSeed(contract: CompiledContract, dir: string = DEFAULT_SEED_DIR): LoadedSeed {
-  return { objects: loadObjects(contract, dir), oauth: loadOAuth(dir) };
+/** How strictly a seed folder is read. */
+export interface SeedOptions {
+  /**
+   * A file or folder that names no collection of the contract stops the start (the default);
+   * when false it is left out and `warn` says so (the project's seed under another contract).
+   */
+  strict?: boolean;
+  warn?: (message: string) => void;
+}
+
+export function loadSeed(
+  contract: CompiledContract,
+  dir: string = DEFAULT_SEED_DIR,
+  options: SeedOptions = {},
+): LoadedSeed {
+  return { objects: loadObjects(contract, dir, options), oauth: loadOAuth(dir) };
 }
 
 function readText(file: string): string {
@@ -151,7 +165,7 @@ export function collectionOfSeed(contract: CompiledContract, name: string): Coll
   );
 }
 
-function loadObjects(contract: CompiledContract, dir: string): Seed {
+function loadObjects(contract: CompiledContract, dir: string, options: SeedOptions): Seed {
   let entries: string[];
   try {
     entries = readdirSync(dir).sort();
@@ -166,9 +180,10 @@ function loadObjects(contract: CompiledContract, dir: string): Seed {
     const folder = statSync(path).isDirectory();
     const c = collectionOfSeed(contract, folder ? entry : basename(entry, ".json"));
     if (!c || (!folder && !entry.endsWith(".json"))) {
-      throw new SeedError(
-        `${relative(process.cwd(), path) || path} is no seed data of this contract: a folder (or, for a resource of the whole service, a .json file) is named after a collection: ${known}`,
-      );
+      const message = `${relative(process.cwd(), path) || path} is no seed data of this contract: a folder (or, for a resource of the whole service, a .json file) is named after a collection: ${known}`;
+      if (options.strict ?? true) throw new SeedError(message);
+      options.warn?.(`left out: ${message}`);
+      continue;
     }
     if (seed[c.name]) throw new SeedError(`${path}: ${c.name} has seed data under two names in ${dir}`);
     if (folder !== c.databaseScoped) {
