@@ -1,0 +1,111 @@
+// A second resource is an edit of the contract and nothing else: the contract
+// with every path and component of Customer copied as Supplier
+// (scripts/copy-resource.mjs), no TypeScript changed, and the mock serves it
+// with the same rules, keeps it across a restart and shows it on the dashboard.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeCopy } from "../../../scripts/copy-resource.mjs";
+import { chromiumLaunchOptions } from "../../browser.ts";
+import { spawnMock } from "../testing.ts";
+import { backgroundTokens } from "./client.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "bawa-second-resource-"));
+const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
+const dataDir = join(dir, "data");
+let browser: Browser;
+beforeAll(async () => {
+  browser = await chromium.launch(chromiumLaunchOptions());
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const JSON_TYPE = { "content-type": "application/json" };
+
+describe("a contract with Supplier copied from Customer, and no code of its own", () => {
+  it("is served with full CRUD in JSON and XML, the status rules, its info list, across a restart, on the dashboard", async () => {
+    let mock = await spawnMock(["--contract", contract, "--data-dir", dataDir]);
+    try {
+      const { access } = await backgroundTokens(mock.url);
+      const auth = { authorization: `Bearer ${access}` };
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${mock.url}/v1/api${path}`, { ...init, headers: { ...auth, ...(init.headers ?? {}) } });
+
+      // Create: an empty id gets the next number; the database is the path's; dates are written MM/dd/yyyy.
+      const created = await api("/DEMO/Supplier", {
+        method: "POST",
+        headers: JSON_TYPE,
+        body: JSON.stringify({ SupplierId: "", Name: "Groothandel Noord", City: "Zwolle", CocDate: "3/4/2020" }),
+      });
+      expect(created.status, await created.clone().text()).toBe(200);
+      const supplier = (await created.json()) as Record<string, unknown>;
+      expect(supplier).toMatchObject({ SupplierId: "1", Database: "DEMO", CocDate: "03/04/2020", OrganizationId: 1 });
+
+      // Read in JSON and XML (DataContract elements named after the copy's schema).
+      expect(await (await api("/DEMO/Supplier/1")).json()).toEqual(supplier);
+      const xml = await api("/DEMO/Supplier/1", { headers: { accept: "application/xml" } });
+      expect(xml.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+      expect(await xml.text()).toMatch(
+        /<Supplier xmlns:i=[^>]+>.*<SupplierId>1<\/SupplierId>.*<Name>Groothandel Noord<\/Name>/s,
+      );
+
+      // Update, in XML; the list shows it; then the status rules.
+      const put = await api("/DEMO/Supplier/1", {
+        method: "PUT",
+        headers: { "content-type": "application/xml" },
+        body: "<Supplier><SupplierId>1</SupplierId><Name>Groothandel Noord</Name><City>Kampen</City></Supplier>",
+      });
+      expect(put.status, await put.clone().text()).toBe(200);
+      expect(await (await api("/DEMO/SupplierInfoList")).json()).toEqual([
+        expect.objectContaining({ SupplierId: "1", Name: "Groothandel Noord", City: "Kampen" }),
+      ]);
+      const missing = await api("/DEMO/Supplier", { method: "POST", headers: JSON_TYPE, body: '{"City":"Ede"}' });
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as { ModelState: object }).ModelState).toEqual({
+        "supplier.Name": ["Name is required"],
+      });
+      expect((await api("/DEMO/Supplier/77")).status, "an unknown id").toBe(404);
+      expect((await api("/DEMO/SupplierList")).status, "a path that does not exist").toBe(404);
+      expect((await fetch(`${mock.url}/v1/api/DEMO/Supplier/1`)).status, "no token").toBe(401);
+      expect((await api("/SupplierInfoList")).status, "no database").toBe(401);
+      expect((await api("/OTHER/SupplierInfoList")).status, "a database of another user").toBe(401);
+      // Per database: the customer of the same number is another object, in another collection.
+      expect(((await (await api("/DEMO/Customer/1001")).json()) as { Name: string }).Name).not.toBe(
+        "Groothandel Noord",
+      );
+      const databases = (await (await fetch(`${mock.url}/__mock/databases`)).json()) as Array<{
+        database: string;
+        objects: Record<string, number>;
+      }>;
+      expect(databases.find((d) => d.database === "DEMO")?.objects).toEqual({ Customer: 6, Supplier: 1 });
+      expect(databases.find((d) => d.database === "OTHER")?.objects).toEqual({ Customer: 3, Supplier: 0 });
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+
+    // Killed and started again on the same data directory: the supplier is still there.
+    mock = await spawnMock(["--contract", contract, "--data-dir", dataDir]);
+    try {
+      const { access } = await backgroundTokens(mock.url);
+      const again = await fetch(`${mock.url}/v1/api/DEMO/Supplier/1`, {
+        headers: { authorization: `Bearer ${access}` },
+      });
+      expect(await again.json()).toMatchObject({ SupplierId: "1", City: "Kampen", OrganizationId: 1 });
+
+      // The dashboard shows the new resource beside the customer, with its objects.
+      const page = await browser.newPage();
+      await page.goto(`${mock.url}/__mock/`);
+      await page.click('#databases button[data-collection="Supplier"]');
+      await expect.poll(() => page.locator("#objects-title").textContent()).toBe("Supplier of DEMO (1)");
+      expect(await page.locator("#objects thead").textContent()).toContain("SupplierId");
+      expect(await page.locator("#resources tbody").textContent()).toContain("SupplierInfoList");
+      await page.close();
+    } finally {
+      mock.child.kill("SIGKILL");
+    }
+  }, 60_000);
+});
