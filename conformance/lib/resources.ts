@@ -1,0 +1,220 @@
+// The resources of the contract as the suite checks them: one resource model
+// (src/contract/resources.ts) read from the contract of the run
+// (CONFORMANCE_CONTRACT, else the project's), addresses of each resource on a
+// target, bodies generated from each editable resource's request schema, and
+// the calls of its lifecycle. The generic checks run once per resource of the
+// right kind; nothing here names a resource.
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { APIRequestContext } from "@playwright/test";
+import {
+  CONTRACT_PATH,
+  type Collection,
+  type CompiledContract,
+  compileContract,
+  MONTH_DAY_YEAR,
+  type Operation,
+  type ResourceKind,
+} from "../../src/contract/index.ts";
+import { PROJECT_ROOT } from "../../src/paths.ts";
+import { apiBase, type Target } from "./config.ts";
+import { type Reply, send } from "./http.ts";
+
+/** The contract the suite checks against: CONFORMANCE_CONTRACT names a team's own; compiled once per process. */
+export const CONTRACT_FILE = process.env.CONFORMANCE_CONTRACT || CONTRACT_PATH;
+let compiled: CompiledContract | undefined;
+export function suiteContract(): CompiledContract {
+  compiled ??= compileContract(CONTRACT_FILE);
+  return compiled;
+}
+
+/** One resource of the contract, as its address names it, with the operations of its kind. */
+export interface Resource {
+  name: string;
+  kind: ResourceKind;
+  collection: Collection;
+  /** By action: create, read, update, delete, list. */
+  op: Partial<Record<Operation["action"], Operation>>;
+}
+
+/** The resources of the run's contract, in contract order; `kinds` picks some. */
+export function resources(...kinds: ResourceKind[]): Resource[] {
+  const out: Resource[] = [];
+  for (const [name, r] of suiteContract().resources.resources) {
+    if (kinds.length > 0 && !kinds.includes(r.kind)) continue;
+    out.push({
+      name,
+      kind: r.kind,
+      collection: r.collection,
+      op: Object.fromEntries(r.operations.map((o) => [o.action, o])),
+    });
+  }
+  return out;
+}
+
+/** The list resource that shows a collection's objects and their ids (to find an object by a value), if any. */
+export function listOf(c: Collection): Resource | undefined {
+  return resources("list").find(
+    (r) => r.collection === c && c.idProperty !== undefined && r.op.list!.view.properties.includes(c.idProperty),
+  );
+}
+
+/** A path of the contract on the target: `{database}` filled in, `{id}` when given, under `/v<version>`. */
+export function urlOf(t: Target, op: Operation, id?: string, letter: "v" | "V" = "v"): string {
+  let path = op.path;
+  if (op.databaseParam) path = path.replace(`{${op.databaseParam}}`, encodeURIComponent(t.database));
+  if (op.idParam) path = path.replace(`{${op.idParam}}`, encodeURIComponent(id ?? ""));
+  return `${apiBase(t, letter)}${path}`;
+}
+
+/** A name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find what a run left. */
+export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
+  `${prefix} ${randomBytes(4).toString("hex")}`;
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  default?: unknown;
+  format?: string;
+  maxLength?: number;
+  minLength?: number;
+  properties?: Record<string, Schema>;
+  required?: string[];
+};
+
+/** The first object of the project's seed for a collection (mock-data/), as an example of valid values. */
+function seedExample(c: Collection): Record<string, unknown> | undefined {
+  const root = join(PROJECT_ROOT, "mock-data");
+  try {
+    const names = [c.name, ...c.resources].map((n) => n.toLowerCase());
+    const entry = readdirSync(root).find((e) => names.some((n) => [n, `${n}s`, `${n}.json`].includes(e.toLowerCase())));
+    if (!entry) return undefined;
+    const file = entry.endsWith(".json") ? join(root, entry) : join(root, entry, readdirSync(join(root, entry))[0]!);
+    return (JSON.parse(readFileSync(file, "utf8")) as Array<Record<string, unknown>>)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A body of an editable resource with every property of its request schema (the description:
+ * a body holds all properties): the contract's default where it has one; for a required property
+ * without one, the seed's example value, else a value of its type. The first required text
+ * property carries `name` (the run's unique name), so cleanup and a list can find the object.
+ */
+export function bodyOf(c: Collection, name: string): Record<string, unknown> {
+  const { doc } = suiteContract();
+  const schemas = doc.components.schemas as Record<string, Schema>;
+  const resolve = (s: Schema | undefined): Schema => {
+    let out = s ?? {};
+    for (let i = 0; out.$ref && i < 20; i++) {
+      const { $ref, ...rest } = out;
+      out = { ...schemas[$ref.split("/").pop()!], ...rest };
+    }
+    return out;
+  };
+  const request = resolve(schemas[c.request!.schema]);
+  const required = new Set(request.required ?? []);
+  const example = seedExample(c) ?? {};
+  const nameField = nameProperty(c);
+  const body: Record<string, unknown> = {};
+  for (const [k, raw] of Object.entries(request.properties ?? {})) {
+    const p = resolve(raw);
+    const types = [p.type].flat();
+    if (k === nameField) body[k] = name.slice(0, p.maxLength ?? name.length);
+    else if (k === c.idProperty) body[k] = c.idIsNumber ? 0 : "";
+    else if (p.default !== undefined && !required.has(k)) body[k] = p.default;
+    else if (k in example) body[k] = example[k];
+    else if (types.includes("null")) body[k] = null;
+    else if (p.format === MONTH_DAY_YEAR) body[k] = "03/14/2011";
+    else if (types.includes("string")) body[k] = "x".repeat(Math.max(1, p.minLength ?? 1));
+    else if (types.includes("integer") || types.includes("number")) body[k] = 0;
+    else if (types.includes("boolean")) body[k] = false;
+    else if (types.includes("array")) body[k] = [];
+    else body[k] = null;
+  }
+  return body;
+}
+
+/** The property that carries a created object's unique name: the first required text property. */
+export function nameProperty(c: Collection): string | undefined {
+  const request = suiteContract().doc.components.schemas[c.request?.schema ?? ""] as Schema | undefined;
+  return (request?.required ?? []).find((k) => k !== c.idProperty && [c.types[k]].flat().includes("string"));
+}
+
+/** A text property a PUT can change and a GET read back: nullable text, no date, no id, not the name. */
+export function changeableProperty(c: Collection): string | undefined {
+  const name = nameProperty(c);
+  return c.request?.properties.find(
+    (k) =>
+      k !== c.idProperty &&
+      k !== name &&
+      k !== c.databaseProperty &&
+      !c.dateProperties.includes(k) &&
+      !c.sequences.includes(k) &&
+      c.types[k]?.includes("string") &&
+      c.types[k]?.includes("null"),
+  );
+}
+
+const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
+
+/** The calls of an editable resource's lifecycle on a target, with the token's headers. */
+export function lifecycle(api: APIRequestContext, t: Target, r: Resource, auth: Record<string, string>) {
+  const c = r.collection;
+  const idOf = (value: unknown): string | undefined => {
+    if (typeof value !== "object" || value === null || !c.idProperty) return undefined;
+    const entry = Object.entries(value).find(([k]) => k.toLowerCase() === c.idProperty!.toLowerCase());
+    const id = entry?.[1];
+    return id === undefined || id === null || id === "" || id === 0 ? undefined : String(id);
+  };
+  return {
+    post: (body: Record<string, unknown>): Promise<Reply> =>
+      send(api, "POST", urlOf(t, r.op.create!), { headers: { ...auth, ...JSON_HEADERS }, body: JSON.stringify(body) }),
+    get: (id: string, accept = "application/json"): Promise<Reply> =>
+      send(api, "GET", urlOf(t, r.op.read!, id), { headers: { ...auth, accept } }),
+    put: (id: string, body: Record<string, unknown>): Promise<Reply> =>
+      send(api, "PUT", urlOf(t, r.op.update!, id), {
+        headers: { ...auth, ...JSON_HEADERS },
+        body: JSON.stringify(body),
+      }),
+    delete: (id: string): Promise<Reply> => send(api, "DELETE", urlOf(t, r.op.delete!, id), { headers: auth }),
+    idOf,
+    /**
+     * Creates an object and learns its id: from POST's answer when it has one (the description
+     * does not show it), else from a list that shows the collection, by the unique name sent.
+     */
+    create: async (body: Record<string, unknown>): Promise<{ id: string; reply: Reply }> => {
+      const reply = await send(api, "POST", urlOf(t, r.op.create!), {
+        headers: { ...auth, ...JSON_HEADERS },
+        body: JSON.stringify(body),
+      });
+      if (reply.status !== 200)
+        throw new Error(`${reply.call} answered ${reply.status}, not 200: ${reply.text.slice(0, 300)}`);
+      let id: string | undefined;
+      try {
+        id = idOf(reply.json());
+      } catch {
+        // Not JSON: look the object up instead.
+      }
+      const list = listOf(c);
+      const name = nameProperty(c);
+      if (id === undefined && list && name) {
+        const res = await send(api, "GET", urlOf(t, list.op.list!), {
+          headers: { ...auth, accept: "application/json" },
+        });
+        const items = res.status === 200 ? (res.json() as unknown[]) : [];
+        id = idOf(
+          Array.isArray(items) ? items.find((i) => Object.values(i as object).includes(body[name])) : undefined,
+        );
+      }
+      if (id === undefined) {
+        throw new Error(
+          `cannot learn the id of the ${r.name} created by ${reply.call}: its answer has no ${c.idProperty}${list ? ` and ${list.name} does not show it` : ""}`,
+        );
+      }
+      return { id, reply };
+    },
+  };
+}
