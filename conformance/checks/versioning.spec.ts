@@ -19,11 +19,3 @@ test(
     expect(bare.status, `${bare.call} (no version segment)`).toBe(404);
   },
 );
-
-test("the version segment works with v and V", covers("VER-CASE"), async ({ api, target, session }) => {
-  const auth = await session.auth();
-  for (const letter of ["v", "V"] as const) {
-    const res = await send(api, "GET", infoListUrl(target, letter), { headers: auth });
-    expect(res.status, res.call).toBe(200);
-  }
-});

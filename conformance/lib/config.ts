@@ -98,6 +98,10 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ["CONFORMANCE_REPORTS_DIR", "where the reports go (default ./reports/conformance of the current directory)"],
   ["CONFORMANCE_CONTROL_TOKEN", "the control token of a bawa mock that listens on a non-loopback address (its clock)"],
   ["CONFORMANCE_CONFIG", "a YAML or JSON file with the same settings (keys without the CONFORMANCE_ prefix)"],
+  [
+    "CONFORMANCE_CONTRACT",
+    "the OpenAPI document of the target (default the project's): its resources are what the generic checks check",
+  ],
 ];
 
 export class ConfigError extends Error {

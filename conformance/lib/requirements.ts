@@ -37,6 +37,8 @@ export function requirements(): Map<string, Requirement> {
   return cache;
 }
 
+/** How a check begins its skip reason when the contract has nothing it applies to (a generic per-resource rule). */
+export const NOT_APPLICABLE = "not applicable: ";
 /** How a check skipped because of another requirement's finding begins its reason (findings.ts). */
 export const NOT_CHECKED = "not checked because of ";
 /** The skip reason of a check that writes, in a read-only run. */

@@ -2,12 +2,13 @@
 // the contract, an API client, the target's clock and the configured user's
 // session; `covers` tags a check with the requirements it checks.
 import { type APIRequestContext, type BrowserContext, test as base, request } from "@playwright/test";
-import { type CompiledContract, compileContract, SchemaSet, specView } from "../../src/contract/index.ts";
+import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
 import { asMonthDayYear, DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import { configureSending, countsText, REQUESTS_ANNOTATION, type Reply, send, takeCounts } from "./http.ts";
 import { described, describedFields } from "./names.ts";
 import { kindTag, READ_ONLY, requirements, requirementTag, WRITES_TAG } from "./requirements.ts";
+import { suiteContract } from "./resources.ts";
 import { throughScreens } from "./screens.ts";
 import { clientParams, tokenRequest, userTokens } from "./tokens.ts";
 
@@ -137,7 +138,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   ],
   contract: [
     async ({}, use) => {
-      const compiled = compileContract();
+      const compiled = suiteContract();
       await use({ compiled, spec: new SchemaSet(specView(compiled.doc)), full: compiled.answers });
     },
     { scope: "worker" },

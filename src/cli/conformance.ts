@@ -5,13 +5,14 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
+import { compileContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { freePort, type Listening, listen } from "../mock/node/listen.ts";
 import { seedAccounts } from "../mock/seed.ts";
 import { codePath, PROJECT_ROOT } from "../paths.ts";
 import { cleanup } from "./cleanup.ts";
-import { type Command, UsageError } from "./options.ts";
+import { type Command, contractPath, UsageError } from "./options.ts";
 import { startPrism } from "./prism.ts";
 
 const FLAGS: Record<string, string> = {
@@ -27,6 +28,7 @@ const FLAGS: Record<string, string> = {
   "refresh-token": "CONFORMANCE_REFRESH_TOKEN",
   kinds: "CONFORMANCE_KINDS",
   config: "CONFORMANCE_CONFIG",
+  contract: "CONFORMANCE_CONTRACT",
 };
 
 /** The settings the suite needs to check the project's own mock, everything included. */
@@ -118,6 +120,9 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       env.CONFORMANCE_WORKERS = values.workers;
     }
     if (typeof values.output === "string") env.CONFORMANCE_REPORTS_DIR = resolve(values.output);
+    // The contract of the run: its resources are what the generic checks check (and the own mock serves).
+    if (env.CONFORMANCE_CONTRACT) env.CONFORMANCE_CONTRACT = contractPath({ contract: env.CONFORMANCE_CONTRACT });
+    const contractFile = env.CONFORMANCE_CONTRACT || undefined;
 
     if (positionals[0] === "cleanup") return cleanup(env, values.yes === true);
     if (positionals[0] === "merge") return merge(positionals.slice(1), env);
@@ -136,7 +141,13 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       if (values.profile !== "prism")
         throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
       const port = await freePort();
-      prism = startPrism({ host: "127.0.0.1", port, versions: ["1"], output: "pipe" });
+      prism = startPrism({
+        host: "127.0.0.1",
+        port,
+        versions: ["1"],
+        output: "pipe",
+        ...(contractFile ? { contract: contractFile } : {}),
+      });
       await prism.ready;
       Object.assign(env, ownMockSettings(prism.url, "prism-refresh-token"), {
         CONFORMANCE_KINDS: "spec,oauth",
@@ -147,7 +158,9 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       // The checks that move the mock's clock would move it under each other's feet.
       if (Number(env.CONFORMANCE_WORKERS ?? 1) > 1)
         throw new UsageError("--workers above 1 needs a target without a movable clock; the own mock has one");
-      const mock = buildMock();
+      const mock = buildMock(
+        contractFile ? { contract: compileContract(contractFile), seedOptions: { strict: false } } : {},
+      );
       own = await listen(mock, { host: "127.0.0.1", port: 0 });
       Object.assign(env, {
         ...ownMockSettings(own.url, backgroundRefreshToken(mock)),
