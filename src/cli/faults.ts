@@ -15,7 +15,7 @@ import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
 import { backgroundRefreshToken, ownMockSettings, spawnSuite } from "./conformance.ts";
-import { type Command, UsageError } from "./options.ts";
+import { type Command, contractPath, UsageError } from "./options.ts";
 
 /** One run of the suite against the mock with some switches on. */
 export interface Case {
@@ -60,7 +60,7 @@ const RUNTIME_ERROR = /\b(TypeError|ReferenceError|RangeError|SyntaxError|is not
 
 export const faultsCommand: Command = {
   summary: "prove the suite catches every fault switch of the mock and tolerates the real family's behaviours",
-  usage: `usage: bawa faults [--only name,name] [--jobs n] [--whole-suite]
+  usage: `usage: bawa faults [--only name,name] [--jobs n] [--whole-suite] [--contract file]
 
 For each fault switch of the mock (bawa mock --list-faults), checks the mock
 with that fault on, running the checks of the requirements it breaks, and
@@ -79,8 +79,17 @@ options:
   --whole-suite   under each fault, run every check, not only those of what it
                   breaks: proves no check breaks on any fault (about five times
                   longer; a nightly job's run)
+  --contract <f>  mocks and suite on this contract (BAWA_CONTRACT): npm test runs
+                  the matrix on the contract with a second resource copied from
+                  Customer (scripts/copy-resource.mjs), so every fault that acts
+                  on resources is caught on both
   -h, --help      this text`,
-  options: { only: { type: "string" }, jobs: { type: "string" }, "whole-suite": { type: "boolean" } },
+  options: {
+    only: { type: "string" },
+    jobs: { type: "string" },
+    "whole-suite": { type: "boolean" },
+    contract: { type: "string" },
+  },
   async run(values) {
     let switches: Switch[] = [...FAULTS, ...TOLERATED];
     if (typeof values.only === "string") {
@@ -102,7 +111,7 @@ options:
     console.log(
       `bawa faults: ${cases.filter((c) => !c.exactly).length} faults and ${cases.filter((c) => c.exactly).length} runs of tolerated behaviours, ${jobs} at a time`,
     );
-    const summaries = await runTargets(cases, jobs);
+    const summaries = await runTargets(cases, jobs, contractPath(values));
     const outcomes = cases.map((c) => judge(c, summaries.get(c.name)));
     for (const o of outcomes) {
       for (const c of o.crashed) console.error(`  a check broke instead of failing an assertion, in ${o.case}: ${c}`);
@@ -178,8 +187,12 @@ const sorted = (o: Record<string, string>) =>
   Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
 
 /** Starts a mock per case and runs the suite against all of them at once; the matrix of each, by case. */
-async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summary | undefined>> {
-  const contract = compileContract();
+async function runTargets(
+  cases: Case[],
+  jobs: number,
+  contractFile: string,
+): Promise<Map<string, Summary | undefined>> {
+  const contract = compileContract(contractFile);
   const root = resolve("reports/faults");
   rmSync(root, { recursive: true, force: true });
   const servers: Listening[] = [];
@@ -187,7 +200,7 @@ async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summ
   try {
     const targets: RunTarget[] = [];
     for (const c of cases) {
-      const mock = buildMock({ contract, switches: c.switches.map((s) => s.name) });
+      const mock = buildMock({ contract, switches: c.switches.map((s) => s.name), seedOptions: { strict: false } });
       const server = await listen(mock, { host: "127.0.0.1", port: 0 });
       servers.push(server);
       const settings = { ...ownMockSettings(server.url, backgroundRefreshToken(mock)), ...c.settings };
@@ -209,6 +222,7 @@ async function runTargets(cases: Case[], jobs: number): Promise<Map<string, Summ
       CONFORMANCE_REPORTS: "matrix",
       CONFORMANCE_REPORTS_DIR: root,
       CONFORMANCE_PROGRESS: "1",
+      CONFORMANCE_CONTRACT: contractFile,
     };
     const child = spawnSuite(env, [], "inherit");
     await new Promise((done) => child.on("exit", done));

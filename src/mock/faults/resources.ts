@@ -31,7 +31,7 @@ export const rewriteDates =
 export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "field-wrong-type",
-    breaks: ["CUST-FIELDS"],
+    breaks: ["CUST-FIELDS", "SVC-FIELDS"],
     what: "the first number property of each object is written as a string",
     transforms: [
       objectsInJson((o, c) => {
@@ -42,7 +42,7 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   }),
   fault({
     name: "field-missing",
-    breaks: ["CUST-FIELDS"],
+    breaks: ["CUST-FIELDS", "SVC-FIELDS"],
     what: "the first nullable text property of each object, no date, is left out",
     transforms: [
       objectsInJson((o, c) => {
