@@ -1,14 +1,18 @@
 // A second resource is an edit of the contract and nothing else: the contract
 // with every path and component of Customer copied as Supplier
 // (scripts/copy-resource.mjs), no TypeScript changed, and the mock serves it
-// with the same rules, keeps it across a restart and shows it on the dashboard.
-import { mkdtempSync, rmSync } from "node:fs";
+// with the same rules, keeps it across a restart and shows it on the dashboard;
+// the suite, run on the same contract, checks it with the generic rules.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCopy } from "../../../scripts/copy-resource.mjs";
 import { chromiumLaunchOptions } from "../../browser.ts";
+import { ownMockSettings } from "../../cli/conformance.ts";
+import { PROJECT_ROOT } from "../../paths.ts";
 import { spawnMock } from "../testing.ts";
 import { backgroundTokens } from "./client.ts";
 
@@ -104,8 +108,52 @@ describe("a contract with Supplier copied from Customer, and no code of its own"
       expect(await page.locator("#objects thead").textContent()).toContain("SupplierId");
       expect(await page.locator("#resources tbody").textContent()).toContain("SupplierInfoList");
       await page.close();
+
+      // The suite on the same contract checks Supplier with the generic checks, and they pass.
+      const { refresh } = await backgroundTokens(mock.url);
+      const reports = join(dir, "reports");
+      const run = await new Promise<{ code: number; out: string }>((done) => {
+        const child = spawn(
+          process.execPath,
+          [join(PROJECT_ROOT, "bin/bawa.js"), "conformance", "--grep", "Supplier(InfoList)?: ", "--output", reports],
+          {
+            cwd: dir,
+            env: { ...process.env, ...ownMockSettings(mock.url, refresh), CONFORMANCE_CONTRACT: contract, CI: "1" },
+          },
+        );
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        child.on("exit", (code) => done({ code: code ?? 1, out }));
+      });
+      expect(run.code, run.out).toBe(0);
+      const summary = JSON.parse(readFileSync(join(reports, "summary.json"), "utf8")) as {
+        requirements: Array<{ id: string; verdict: string; checks: Array<{ title: string; status: string }> }>;
+      };
+      const checked = summary.requirements.flatMap((r) =>
+        r.checks.filter((c) => /^Supplier/.test(c.title)).map((c) => `${r.id}: ${c.status}`),
+      );
+      expect(checked.sort()).toEqual(
+        [
+          "ERR-2-ID: passed",
+          "ERR-3-REQUIRED: passed",
+          "ERR-4-DATABASE: passed",
+          "ERR-4-DATABASE: passed",
+          "ERR-4-TOKEN: passed",
+          "ERR-4-TOKEN: passed",
+          "INFO-LIST: passed",
+          "SVC-FIELDS: passed",
+          "SVC-FORMATS: passed",
+          "SVC-FORMATS: passed",
+          "SVC-METHODS: passed",
+          "SVC-READ-ONLY-LIST: passed",
+          "SVC-RESOURCE-ADDRESS: passed",
+          "VER-CASE: passed",
+          "VER-CASE: passed",
+        ].sort(),
+      );
     } finally {
       mock.child.kill("SIGKILL");
     }
-  }, 60_000);
+  }, 120_000);
 });
