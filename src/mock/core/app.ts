@@ -255,6 +255,7 @@ export function createMock(options: MockOptions): Mock {
       client: m.client,
       user: m.user,
       database: m.database,
+      resource: m.resource,
       problem: res.status >= 400 ? m.problem : undefined,
       ignored: m.ignored,
       scenarios: summary || undefined,

@@ -16,6 +16,8 @@ export interface LoggedRequest {
   client?: string | undefined;
   user?: string | undefined;
   database?: string | undefined;
+  /** The resource of the contract a data call reached. */
+  resource?: string | undefined;
   problem?: string | undefined;
   ignored?: readonly string[] | undefined;
   /** The scenarios that were on, when any were. */
@@ -53,6 +55,7 @@ export class RequestLog {
       client: entry.client,
       user: entry.user,
       database: entry.database,
+      resource: entry.resource,
       problem: cut(entry.problem),
       ignored: entry.ignored?.length ? entry.ignored.slice(0, 20).map((i) => cut(i)!) : undefined,
       scenarios: entry.scenarios,
