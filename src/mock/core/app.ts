@@ -73,9 +73,21 @@ export function createMock(options: MockOptions): Mock {
   const rootRoutes = options.rootRoutes ?? [];
 
   /** The contract's operationId of a route and method, else `METHOD /path`: how answers name their route. */
+  const names = new WeakMap<Route, Map<string, string>>();
   const routeName = (route: Route, method: string) => {
-    const op = ctx.contract.doc.paths[route.path]?.[method.toLowerCase()] as { operationId?: string } | undefined;
-    return op?.operationId ?? `${method} ${route.path}`;
+    let byMethod = names.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      names.set(route, byMethod);
+    }
+    let name = byMethod.get(method);
+    if (name === undefined) {
+      const op = ctx.contract.doc.paths[route.path]?.[method.toLowerCase()] as { operationId?: string } | undefined;
+      name = op?.operationId ?? `${method} ${route.path}`;
+      // Bounded: methods are what clients send, and a route keeps the names of the first few.
+      if (byMethod.size < 16) byMethod.set(method, name);
+    }
+    return name;
   };
 
   function route(req: MockRequest, accepted: Answering["format"]): MockResponse {
@@ -84,7 +96,7 @@ export function createMock(options: MockOptions): Mock {
       problem({ ctx, format }, status, message, [], {}, { code });
     const q = req.url.indexOf("?");
     const rawPath = q < 0 ? req.url : req.url.slice(0, q);
-    const query = parseParams(q < 0 ? "" : req.url.slice(q + 1));
+    const query = q < 0 ? NO_PARAMS : parseParams(req.url.slice(q + 1));
     if (!rawPath.startsWith("/")) {
       return fail(
         400,
@@ -109,13 +121,16 @@ export function createMock(options: MockOptions): Mock {
       if (!handler) {
         const res = fail(404, `No call matches ${req.method} ${shortPath(rawPath)}.`, "route.no-method");
         const allow = Object.keys(match.route.methods);
-        return {
-          ...res,
-          meta: { ...res.meta, route: name, allow: allow.includes("GET") ? [...allow, "HEAD"] : allow },
-        };
+        res.meta!.route = name;
+        res.meta!.allow = allow.includes("GET") ? [...allow, "HEAD"] : allow;
+        return res;
       }
+      // One shape for every routed request (its properties written out, not spread from the request).
       const routed: RoutedRequest = {
-        ...req,
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: req.body,
         ctx,
         params: match.params,
         query,
@@ -123,12 +138,11 @@ export function createMock(options: MockOptions): Mock {
         versionSegment,
         operation: match.route.operations?.[method],
       };
+      // Every answer below is the handler's own object: its meta is filled in, not copied.
       const refused = local && match.route.local ? refuseForeign(routed, rawPath) : undefined;
-      if (refused) return { ...refused, meta: { ...refused.meta, route: name } };
+      if (refused) return withMeta(refused, name, 0);
       const prefer = preferred(routed, match.route, method, name);
-      const res = prefer.answer ?? handler(routed);
-      const delay = prefer.delayMs ? { delayMs: prefer.delayMs } : {};
-      return { ...res, meta: { ...res.meta, route: name, ...delay } };
+      return withMeta(prefer.answer ?? handler(routed), name, prefer.delayMs ?? 0);
     };
 
     const [first = "", ...rest] = segments;
@@ -224,6 +238,10 @@ export function createMock(options: MockOptions): Mock {
     operation: operationOf,
   });
 
+  /**
+   * One request, in named steps: a preflight is answered at once; otherwise route and answer,
+   * let the scenarios that are on reshape the answer, add CORS and the X-Bawa-Faults mark, log.
+   */
   function handle(req: MockRequest): MockResponse {
     const started = performance.now();
     const format = answerFormat(req.headers.accept);
@@ -231,10 +249,11 @@ export function createMock(options: MockOptions): Mock {
     if (crossOrigin && req.method.toUpperCase() === "OPTIONS" && req.headers["access-control-request-method"]) {
       return preflight(req, ctx.allowedOrigins());
     }
-    let res = scenarios.apply(route(req, format), transforms(req));
+    let res = route(req, format);
+    if (!scenarios.idle) res = scenarios.apply(res, transforms(req));
     if (crossOrigin) res = withCors(req, res, ctx.allowedOrigins);
     const summary = scenarios.summary();
-    if (summary) res = { ...res, headers: { ...res.headers, "x-bawa-faults": summary.slice(0, 1000) } };
+    if (summary) res.headers["x-bawa-faults"] = summary.slice(0, 1000);
     if (!(req.url.startsWith("/__mock") && (req.method === "GET" || req.method === "HEAD"))) {
       record(req, res, performance.now() - started, summary);
     }
@@ -244,8 +263,8 @@ export function createMock(options: MockOptions): Mock {
   function record(req: MockRequest, res: MockResponse, ms: number, summary: string): void {
     const m = res.meta ?? {};
     log.record({
-      time: new Date().toISOString(),
-      mockTime: new Date(clock.now()).toISOString(),
+      at: Date.now(),
+      mockAt: clock.now(),
       method: req.method,
       path: req.url,
       status: res.status,
@@ -312,6 +331,17 @@ export function createMock(options: MockOptions): Mock {
 }
 
 const shortPath = (p: string) => (p.length > 120 ? `${p.slice(0, 120)}...` : p);
+
+/** The parameters of a request without a query string: one map, read and never changed. */
+const NO_PARAMS: Params = new Map();
+
+/** Names the route in an answer's meta, and the delay Prefer asked for. */
+function withMeta(res: MockResponse, route: string, delayMs: number): MockResponse {
+  const meta = (res.meta ??= {});
+  meta.route = route;
+  if (delayMs > 0) meta.delayMs = delayMs;
+  return res;
+}
 
 /** The preferences of RFC 7240 this mock honours, from `Prefer` and Prism's `__code` query parameter. */
 function parsePrefer(

@@ -53,18 +53,17 @@ export function preflight(req: MockRequest, allowed: AllowedOrigins): MockRespon
   };
 }
 
-/** Every answer to an allowed origin, errors included, says so and shows the mock's own headers. */
+/**
+ * Every answer to an allowed origin, errors included, says so and shows the mock's own headers.
+ * The answer is the request's own: its headers are set in place.
+ */
 export function withCors(req: MockRequest, res: MockResponse, allowed: () => AllowedOrigins): MockResponse {
   const origin = req.headers.origin === undefined ? undefined : allowedOrigin(req.headers.origin, allowed());
-  const vary = res.headers.vary ? `${res.headers.vary}, Origin` : "Origin";
-  if (!origin) return { ...res, headers: { ...res.headers, vary } };
-  return {
-    ...res,
-    headers: {
-      ...res.headers,
-      vary,
-      "access-control-allow-origin": origin,
-      "access-control-expose-headers": EXPOSED,
-    },
-  };
+  const h = res.headers;
+  h.vary = h.vary ? `${h.vary}, Origin` : "Origin";
+  if (origin) {
+    h["access-control-allow-origin"] = origin;
+    h["access-control-expose-headers"] = EXPOSED;
+  }
+  return res;
 }

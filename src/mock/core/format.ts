@@ -7,19 +7,39 @@ import type { Rules } from "./rules.ts";
 export interface Format {
   kind: "json" | "xml";
   mediaType: "application/json" | "application/xml" | "text/xml";
+  /** The Content-Type header of an answer in this format, made once. */
+  contentType: string;
 }
 
-export const JSON_FORMAT: Format = { kind: "json", mediaType: "application/json" };
-export const XML_FORMAT: Format = { kind: "xml", mediaType: "application/xml" };
+const format = (kind: Format["kind"], mediaType: Format["mediaType"]): Format => ({
+  kind,
+  mediaType,
+  contentType: `${mediaType}; charset=utf-8`,
+});
+export const JSON_FORMAT: Format = format("json", "application/json");
+export const XML_FORMAT: Format = format("xml", "application/xml");
 const KNOWN: Record<string, Format> = {
   "application/json": JSON_FORMAT,
   "application/xml": XML_FORMAT,
-  "text/xml": { kind: "xml", mediaType: "text/xml" },
+  "text/xml": format("xml", "text/xml"),
 };
+
+// Clients send the same few Accept headers again and again: each is read once.
+const negotiated = new Map<string, Format>();
 
 /** The format of the answer: the best-rated of JSON and XML in `Accept`, else JSON. */
 export function answerFormat(accept: string | undefined): Format {
   if (!accept) return JSON_FORMAT;
+  const known = negotiated.get(accept);
+  if (known) return known;
+  const f = negotiate(accept);
+  // Bounded: a client that sends a new Accept every time makes us read it every time, nothing more.
+  if (negotiated.size >= 100) negotiated.clear();
+  negotiated.set(accept, f);
+  return f;
+}
+
+function negotiate(accept: string): Format {
   let best: Format | undefined;
   let bestQ = 0;
   for (const part of accept.split(",")) {
@@ -102,15 +122,20 @@ export function answer(
   status: number,
   schemaName: string,
   value: unknown,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
   meta: AnswerMeta = {},
   options: { keep?: boolean } = {},
 ): MockResponse {
+  const h = headers ? { "content-type": a.format.contentType, ...headers } : { "content-type": a.format.contentType };
+  // The meta the caller made is this answer's own: filled in, not copied.
+  meta.value = value;
+  meta.schema = schemaName;
+  meta.format = a.format;
   return {
     status,
-    headers: { "content-type": `${a.format.mediaType}; charset=utf-8`, ...headers },
+    headers: h,
     body: encode(a.ctx.contract, a.format, schemaName, value, a.ctx.rules.jsonNames, options.keep),
-    meta: { value, schema: schemaName, format: a.format, ...meta },
+    meta,
   };
 }
 
@@ -136,7 +161,8 @@ export function problem(
     }
   }
   const detail = problems.map((p) => `${p.field} ${p.message}`.trim()).join("; ");
-  return answer(a, status, "Error", body, headers, { problem: detail ? `${message} ${detail}` : message, ...meta });
+  meta.problem = detail ? `${message} ${detail}` : message;
+  return answer(a, status, "Error", body, headers, meta);
 }
 
 export type Decoded = { ok: true; value: unknown } | { ok: false; response: MockResponse };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RequestLog } from "./request-log.ts";
 
-const entry = (path: string) => ({ time: "t", mockTime: "m", method: "GET", path, status: 200, ms: 1 });
+const entry = (path: string) => ({ at: 0, mockAt: 8.64e15 + 1, method: "GET", path, status: 200, ms: 1 });
 
 describe("the request log", () => {
   it("keeps the last entries in order as it wraps around, and forgets them on clear", () => {
@@ -31,5 +31,11 @@ describe("the request log", () => {
     expect(e!.problem).toHaveLength(303);
     expect(e!.ignored).toEqual(["a", "b"]);
     expect(Object.keys(JSON.parse(JSON.stringify(e)))).not.toContain("route");
+  });
+
+  it("keeps times as numbers and writes them as ISO text when read, a time past the calendar's end too", () => {
+    const log = new RequestLog();
+    log.record(entry("/t"));
+    expect(log.since()[0]).toMatchObject({ time: "1970-01-01T00:00:00.000Z", mockTime: "(beyond the calendar)" });
   });
 });

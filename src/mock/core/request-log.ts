@@ -24,6 +24,10 @@ export interface LoggedRequest {
   scenarios?: string | undefined;
 }
 
+/** What is recorded per request: the times as numbers, turned into ISO text only when read. */
+export type Recorded = Omit<LoggedRequest, "id" | "time" | "mockTime"> & { at: number; mockAt: number };
+type Entry = Omit<LoggedRequest, "time" | "mockTime"> & { at: number; mockAt: number };
+
 export const LOG_SIZE = 500;
 const MAX_TEXT = 300;
 
@@ -31,7 +35,7 @@ const cut = (s: string | undefined) => (s !== undefined && s.length > MAX_TEXT ?
 
 export class RequestLog {
   // A ring: the entry with id i sits at (i - 1) % size, so recording never moves the others.
-  #ring: LoggedRequest[] = [];
+  #ring: Entry[] = [];
   #next = 1;
   /** The oldest id kept since the last clear(). */
   #first = 1;
@@ -39,13 +43,13 @@ export class RequestLog {
 
   constructor(readonly size = LOG_SIZE) {}
 
-  record(entry: Omit<LoggedRequest, "id">): void {
+  record(entry: Recorded): void {
     // Written out as a literal of one shape: this runs on every request, and an object spread
-    // from optional fields is several times larger and slower to make.
-    const e: LoggedRequest = {
+    // from optional fields is several times larger and slower to make. Dates become text when read.
+    const e: Entry = {
       id: this.#next++,
-      time: entry.time,
-      mockTime: entry.mockTime,
+      at: entry.at,
+      mockAt: entry.mockAt,
       method: entry.method,
       path: cut(entry.path)!,
       status: entry.status,
@@ -61,14 +65,14 @@ export class RequestLog {
       scenarios: entry.scenarios,
     };
     this.#ring[(e.id - 1) % this.size] = e;
-    for (const l of this.#listeners) l(e);
+    for (const l of this.#listeners) l(readable(e));
   }
 
   /** Entries after the id `after` (0: all kept), oldest first. */
   since(after = 0): LoggedRequest[] {
     const out: LoggedRequest[] = [];
     for (let id = Math.max(after + 1, this.#oldest()); id < this.#next; id++)
-      out.push(this.#ring[(id - 1) % this.size]!);
+      out.push(readable(this.#ring[(id - 1) % this.size]!));
     return out;
   }
 
@@ -91,3 +95,14 @@ export class RequestLog {
     this.#first = this.#next;
   }
 }
+
+/** An entry as the log shows it: its times as ISO text (a time past the calendar's end says so). */
+function readable(e: Entry): LoggedRequest {
+  const { at, mockAt, ...rest } = e;
+  return { ...rest, time: isoTime(at), mockTime: isoTime(mockAt) } as LoggedRequest;
+}
+
+const isoTime = (ms: number) => {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? "(beyond the calendar)" : d.toISOString();
+};

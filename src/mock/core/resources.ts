@@ -57,52 +57,77 @@ function withAccess(op: Operation, next: Next): Handler {
       ctx.clock.now(),
       rules.bearerSchemeCaseInsensitive,
     );
-    const denied = (message: string, code: string, header: string) =>
-      problem(req, 401, message, [], rules.bearerChallenge ? { "www-authenticate": header } : {}, { code });
     let grant: AccessGrant;
     if (bearer.kind === "granted") grant = bearer.grant;
     else if (bearer.kind === "missing" && !rules.requireAccessToken) grant = ANONYMOUS;
     else if (bearer.kind === "missing") {
       return denied(
+        req,
+        op,
         "Authorization has been denied for this request: no access token was sent.",
         "auth.missing-token",
         challenge(bearer),
       );
     } else {
       return denied(
+        req,
+        op,
         `Authorization has been denied for this request: ${bearer.description}.`,
         "auth.invalid-token",
         challenge(bearer),
       );
     }
-    const who = { client: grant.clientId, user: grant.user, resource: op.resource };
-    if (op.databaseParam === undefined) {
-      const res = next(req, SERVICE_WIDE, grant);
-      return { ...res, meta: { ...res.meta, ...who } };
-    }
+    if (op.databaseParam === undefined) return named(next(req, SERVICE_WIDE, grant), op, grant, undefined);
     let db = req.params[op.databaseParam] ?? "";
     if (db.trim() === "") {
       if (rules.requireDatabase) {
         const res = denied(
+          req,
+          op,
           "No database is given: put the database id after /api/.",
           "auth.no-database",
           challenge({ kind: "missing" }),
         );
-        return { ...res, meta: { ...res.meta, ...who } };
+        return named(res, op, grant, undefined);
       }
       db = grant.databases.find((d) => d !== "*") ?? "DEMO";
     }
     if (!grant.databases.includes(db) && !grant.databases.includes("*")) {
       const res = denied(
+        req,
+        op,
         `The user of this token may not use database ${db}.`,
         "auth.database-forbidden",
         `Bearer realm="${REALM}", error="insufficient_scope", error_description="${quotable(`no access to database ${db}`)}"`,
       );
-      return { ...res, meta: { ...res.meta, ...who, database: db } };
+      return named(res, op, grant, db);
     }
-    const res = next(req, db, grant);
-    return { ...res, meta: { ...res.meta, ...who, ...(db === SERVICE_WIDE ? {} : { database: db }) } };
+    return named(next(req, db, grant), op, grant, db);
   };
+}
+
+/** A 401 of the resource server, with the Bearer challenge unless the rule bearerChallenge is off. */
+const denied = (req: RoutedRequest, op: Operation, message: string, code: string, challengeHeader: string) => {
+  const res = problem(
+    req,
+    401,
+    message,
+    [],
+    req.ctx.rules.bearerChallenge ? { "www-authenticate": challengeHeader } : undefined,
+    { code },
+  );
+  res.meta!.resource = op.resource;
+  return res;
+};
+
+/** Names the caller, the resource and the database in the answer's meta (its own: handlers make it fresh). */
+function named(res: MockResponse, op: Operation, grant: AccessGrant, db: string | undefined): MockResponse {
+  const meta = (res.meta ??= {});
+  meta.client = grant.clientId;
+  meta.user = grant.user;
+  meta.resource = op.resource;
+  if (db !== undefined && db !== SERVICE_WIDE) meta.database = db;
+  return res;
 }
 
 const notFound = (req: RoutedRequest, op: Operation, db: string, id: string) =>
@@ -150,16 +175,32 @@ function listObjects(op: Operation): Next {
     // The whole list, encoded once per format until the next write, kept as bytes as well as text.
     // Its items (10 MB at 100,000 objects) are not kept: the scenarios that reshape the list
     // from them make them again.
-    return store.memo(c.name, db, `list:${req.format.mediaType}:${rules.jsonNames}${scope}`, () => {
+    const cached = store.memo(c.name, db, `list:${req.format.mediaType}:${rules.jsonNames}${scope}`, () => {
       const res = list();
-      if (res.body === undefined) return res;
-      const { value: _made, ...meta } = res.meta ?? {};
       return {
-        ...res,
-        meta: { ...meta, makeValue: () => applyListQuery(all, query, item) },
-        encoded: { text: res.body, bytes: Buffer.from(res.body) },
+        status: res.status,
+        headers: res.headers,
+        body: res.body!,
+        encoded: { text: res.body!, bytes: Buffer.from(res.body!) },
+        makeValue: () => applyListQuery(all, query, item),
+        schema: res.meta!.schema!,
+        format: res.meta!.format!,
       };
     });
+    // Each answer is its own object (the steps after the handler name caller and route in its
+    // meta); the text, the bytes and the headers are the cached ones.
+    return {
+      status: cached.status,
+      headers: { ...cached.headers },
+      body: cached.body,
+      encoded: cached.encoded,
+      meta: {
+        code: "resource.list" satisfies ResourceCode,
+        makeValue: cached.makeValue,
+        schema: cached.schema,
+        format: cached.format,
+      },
+    };
   };
 }
 
@@ -171,7 +212,15 @@ function readObject(op: Operation): Next {
     const o = req.ctx.store.get(c.name, db, id);
     if (!o) return notFound(req, op, db, id);
     const value = whole ? o : project(o, view.properties);
-    return answer(req, 200, view.schema, value, {}, { code: "resource.read" satisfies ResourceCode }, { keep: whole });
+    return answer(
+      req,
+      200,
+      view.schema,
+      value,
+      undefined,
+      { code: "resource.read" satisfies ResourceCode },
+      { keep: whole },
+    );
   };
 }
 

@@ -91,7 +91,11 @@ export class Scenarios {
   #recompute(): void {
     const fromSwitches = [...this.#on].map((n) => this.#registry.get(n)?.rules ?? {});
     Object.assign(this.rules, DEFAULT_RULES, ...fromSwitches, this.#ruleSettings);
+    this.#summary = undefined;
   }
+
+  /** summary(), kept until something changes: every answer reads it. */
+  #summary: string | undefined;
 
   /** Back to the start: the command line's switches and rules, no latency, no forced failures. */
   reset(): void {
@@ -131,12 +135,14 @@ export class Scenarios {
   setLatency(route: string, ms: number): void {
     if (ms > 0) this.#latency.set(route, Math.min(ms, MAX_DELAY_MS));
     else this.#latency.delete(route);
+    this.#summary = undefined;
   }
 
   /** The next `count` answers of a route are this status (0 removes it). */
   failNext(route: string, status: number, count: number): void {
     if (count > 0) this.#failures.set(route, { status, remaining: count });
     else this.#failures.delete(route);
+    this.#summary = undefined;
   }
 
   /** What is on now, for the dashboard and the list call. */
@@ -156,12 +162,18 @@ export class Scenarios {
 
   /** One line naming everything that departs from the defaults, for the X-Bawa-Faults header; empty when nothing does. */
   summary(): string {
-    return [
+    this.#summary ??= [
       ...this.#on,
       ...Object.entries(this.#ruleSettings).map(([k, v]) => `${k}=${v}`),
       ...[...this.#latency].map(([r, ms]) => `latency:${r}=${ms}ms`),
       ...[...this.#failures].map(([r, f]) => `fail:${r}=${f.status}x${f.remaining}`),
     ].join(",");
+    return this.#summary;
+  }
+
+  /** Whether any switch, forced failure or latency is on: when none is, apply() changes nothing. */
+  get idle(): boolean {
+    return this.#on.size === 0 && this.#failures.size === 0 && this.#latency.size === 0;
   }
 
   /** The answer as the switches and scenarios that are on reshape it. */
@@ -176,6 +188,7 @@ export class Scenarios {
     const failure = route === undefined ? undefined : (this.#failures.get(route) ?? this.#failures.get("*"));
     if (failure && failure.remaining > 0) {
       failure.remaining--;
+      this.#summary = undefined;
       if (failure.remaining === 0) {
         for (const [k, f] of this.#failures) if (f === failure) this.#failures.delete(k);
       }
