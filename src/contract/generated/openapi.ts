@@ -228,7 +228,7 @@ export interface components {
         };
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "temporarily_unavailable";
             error_description?: string;
         };
         /** @description The ASP.NET Web API error shape. `ModelState` names each refused field. */
@@ -779,6 +779,20 @@ export interface components {
                 "text/html": string;
             };
         };
+        /**
+         * @description A cap of A-LIMITS is full (authorization requests waiting for login, per source, per
+         *     client or overall; codes or tokens of the client), or logins for the user name or from
+         *     the address are locked after wrong passwords: an HTML page naming it, never a redirect.
+         */
+        ScreenLimit: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
     };
     parameters: {
         /**
@@ -822,6 +836,8 @@ export interface components {
         "X-Frame-Options": "DENY";
         /** @description Contains `frame-ancestors 'none'`. */
         "Content-Security-Policy": string;
+        /** @description Seconds until a cap of A-LIMITS has room again or a login lock ends. */
+        "Retry-After": string;
     };
     pathItems: never;
 }
@@ -875,6 +891,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["ScreenLimit"];
         };
     };
     showLogin: {
@@ -944,6 +961,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ScreenError"];
+            429: components["responses"]["ScreenLimit"];
         };
     };
     showPermission: {
@@ -1007,6 +1025,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ScreenError"];
+            429: components["responses"]["ScreenLimit"];
         };
     };
     token: {
@@ -1047,6 +1066,21 @@ export interface operations {
             401: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /**
+             * @description `temporarily_unavailable`: the client (or the whole mock) holds as many access or
+             *     refresh tokens as A-LIMITS keeps; `Retry-After` says when the oldest is dropped. A
+             *     cap that waiting does not free is 400 `invalid_request` naming it.
+             */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
