@@ -125,7 +125,8 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     allowedOrigins: () => {
       const { corsOrigins } = mock.ctx.config;
       if (corsOrigins !== "registered") return corsOrigins;
-      return [...new Set(registry.applications().map((a) => new URL(a.redirectUri).origin.toLowerCase()))];
+      // Only active applications: a pending registration unlocks nothing (A-REGISTRATION).
+      return [...new Set(registry.activeApplications().map((a) => new URL(a.redirectUri).origin.toLowerCase()))];
     },
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

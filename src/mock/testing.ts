@@ -22,7 +22,7 @@ export function call(
   mock: BawaMock,
   method: string,
   url: string,
-  init: { headers?: Record<string, string>; body?: string | Buffer | undefined } = {},
+  init: { headers?: Record<string, string>; body?: string | Buffer | undefined; remoteAddress?: string } = {},
 ): Reply {
   const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const req: MockRequest = {
@@ -30,6 +30,7 @@ export function call(
     url,
     headers,
     body: typeof init.body === "string" ? Buffer.from(init.body) : init.body,
+    ...(init.remoteAddress ? { remoteAddress: init.remoteAddress } : {}),
   };
   const res = mock.handle(req);
   const text = res.body ?? "";
@@ -120,7 +121,7 @@ export function authorizeThroughScreens(
   if (opts.state !== undefined) q.set("state", opts.state);
   const start = call(mock, "GET", `/${v}/OAuth/Authorize?${q}`);
   expect(start.status, start.text).toBe(302);
-  const cookie = start.headers["set-cookie"]!.split(";")[0]!;
+  let cookie = start.headers["set-cookie"]!.split(";")[0]!;
   const loginUrl = start.headers.location!;
   const login = call(mock, "GET", loginUrl, { headers: { cookie } });
   expect(login.status).toBe(200);
@@ -131,6 +132,8 @@ export function authorizeThroughScreens(
     body: form({ request, csrf, username: opts.username ?? "demo", password: opts.password ?? "demo" }),
   });
   expect(posted.status, posted.text).toBe(303);
+  // Logging in mints a new browser cookie (no session fixation): a browser takes it up.
+  cookie = posted.headers["set-cookie"]?.split(";")[0] ?? cookie;
   const permission = call(mock, "GET", posted.headers.location!, { headers: { cookie } });
   expect(permission.status).toBe(200);
   const decided = call(mock, "POST", posted.headers.location!.split("?")[0]!, {

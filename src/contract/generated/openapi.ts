@@ -251,7 +251,7 @@ export interface components {
         };
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "temporarily_unavailable";
             error_description?: string;
         };
         /** @description The ASP.NET Web API error shape. `ModelState` names each refused field. */
@@ -827,6 +827,20 @@ export interface components {
                 "text/html": string;
             };
         };
+        /**
+         * @description A cap of A-LIMITS is full (authorization requests waiting for login, per source, per
+         *     client or overall; codes or tokens of the client), or logins for the user name or from
+         *     the address are locked after wrong passwords: an HTML page naming it, never a redirect.
+         */
+        ScreenLimit: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
     };
     parameters: {
         /**
@@ -882,6 +896,8 @@ export interface components {
         "X-Frame-Options": "DENY";
         /** @description Contains `frame-ancestors 'none'`. */
         "Content-Security-Policy": string;
+        /** @description Seconds until a cap of A-LIMITS has room again or a login lock ends. */
+        "Retry-After": string;
     };
     pathItems: never;
 }
@@ -935,6 +951,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["ScreenLimit"];
         };
     };
     showLogin: {
@@ -1004,6 +1021,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ScreenError"];
+            429: components["responses"]["ScreenLimit"];
         };
     };
     showPermission: {
@@ -1067,6 +1085,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ScreenError"];
+            429: components["responses"]["ScreenLimit"];
         };
     };
     token: {
@@ -1107,6 +1126,21 @@ export interface operations {
             401: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /**
+             * @description `temporarily_unavailable`: the client (or the whole mock) holds as many access or
+             *     refresh tokens as A-LIMITS keeps; `Retry-After` says when the oldest is dropped. A
+             *     cap that waiting does not free is 400 `invalid_request` naming it.
+             */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -9,6 +9,11 @@ export interface MockRequest {
   /** Header names in lower case. */
   headers: Readonly<Record<string, string | undefined>>;
   body?: Buffer | undefined;
+  /**
+   * The client's address as the socket saw it (the node adapter fills it in), for the caps and
+   * the login throttle that count per source. Calls in process leave it out: they are one source.
+   */
+  remoteAddress?: string | undefined;
 }
 
 export interface MockResponse {

@@ -12,14 +12,38 @@ export const MAX_APPLICATIONS = 1_000;
 /** Longest application name and redirect URI accepted at registration. */
 export const MAX_APPLICATION_NAME = 100;
 export const MAX_REDIRECT_URI = 2_000;
-/** Authorization requests waiting for login and permission; the oldest are dropped beyond this. */
+// Fair caps: what the authorization server keeps is capped per client (and per source, the
+// client's address) as well as overall, so that no one can push out another's entries. A full
+// cap refuses the newcomer: 429 with Retry-After when the oldest entry it counts will be dropped
+// (expired, or revoked, and then swept), else 400; it never drops someone else's entry.
+/** Authorization requests waiting for login and permission (each lives 600 s). */
 export const MAX_PENDING_AUTHORIZATIONS = 10_000;
-/**
- * Access tokens (and codes) and refresh tokens kept at once; beyond this the oldest stop
- * working. Expired and revoked ones are swept long before (tokens.ts, KEPT_AFTER_END_MS).
- */
-export const MAX_ACCESS_TOKENS = 100_000;
+export const MAX_PENDING_AUTHORIZATIONS_PER_CLIENT = 2_500;
+export const MAX_PENDING_AUTHORIZATIONS_PER_SOURCE = 1_000;
+/** Codes, access tokens and refresh tokens kept, until swept (tokens.ts, KEPT_AFTER_END_MS). */
+export const MAX_CODES = 100_000;
+export const MAX_CODES_PER_CLIENT = 20_000;
+export const MAX_ACCESS_TOKENS = 200_000;
+export const MAX_ACCESS_TOKENS_PER_CLIENT = 100_000;
 export const MAX_REFRESH_TOKENS = 100_000;
+export const MAX_REFRESH_TOKENS_PER_CLIENT = 50_000;
+/**
+ * Login throttling, counted per user name and per source: past SLOW_AFTER wrong passwords in a
+ * row each further one is answered LOGIN_SLOW_MS late; the LOCK_AFTER-th locks logins (429,
+ * Retry-After) for LOGIN_LOCK_SECONDS, and each wrong password after a lock locks again for twice
+ * as long, up to LOGIN_LOCK_MAX_SECONDS. The right password after the wait works and clears the
+ * user name's count; counts are forgotten LOGIN_FAILURES_KEPT_SECONDS after the last failure.
+ */
+export const LOGIN_SLOW_AFTER_PER_USER = 3;
+export const LOGIN_LOCK_AFTER_PER_USER = 10;
+export const LOGIN_SLOW_AFTER_PER_SOURCE = 10;
+export const LOGIN_LOCK_AFTER_PER_SOURCE = 30;
+export const LOGIN_SLOW_MS = 1_000;
+export const LOGIN_LOCK_SECONDS = 60;
+export const LOGIN_LOCK_MAX_SECONDS = 900;
+export const LOGIN_FAILURES_KEPT_SECONDS = 900;
+/** User names and sources the throttle tracks at once; beyond, new ones share one count. */
+export const MAX_LOGIN_THROTTLE_ENTRIES = 10_000;
 /** The clock moves at most this far in one call (ten years). */
 export const MAX_CLOCK_STEP_SECONDS = 10 * 365 * 24 * 3600;
 /** A request's headers must arrive within this time, the whole request within the next. */

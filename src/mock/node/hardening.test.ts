@@ -343,13 +343,15 @@ describe("caps (A-LIMITS)", () => {
       scope: SCOPE,
       response_type: "code",
     });
-    let first = "";
-    for (let i = 0; i < 10_050; i++) {
-      const res = fresh.handle({ method: "GET", url: `/v1/OAuth/Authorize?${q}`, headers: {} });
-      if (i === 0) first = res.headers.location!;
-    }
-    // The oldest request was dropped to keep the cap; the newest still works.
-    expect(fresh.handle({ method: "GET", url: first, headers: {} }).status).toBe(400);
+    const authorize = () => fresh.handle({ method: "GET", url: `/v1/OAuth/Authorize?${q}`, headers: {} });
+    const first = authorize();
+    let last = first;
+    for (let i = 0; i < 10_050; i++) last = authorize();
+    // A full cap refuses the newcomer (A-LIMITS) and drops no one: the first request still works.
+    expect(last.status).toBe(429);
+    expect(fresh.counts().pendingAuthorizations).toBeLessThanOrEqual(1_000);
+    const cookie = first.headers["set-cookie"]!.split(";")[0]!;
+    expect(fresh.handle({ method: "GET", url: first.headers.location!, headers: { cookie } }).status).toBe(200);
   });
 });
 

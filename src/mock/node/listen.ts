@@ -56,6 +56,7 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
         url: req.url ?? "/",
         headers: req.headers as Record<string, string | undefined>,
         body,
+        remoteAddress: req.socket.remoteAddress,
       });
       // Most calls carry no body: answer them at once, without waiting for the stream's end.
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {

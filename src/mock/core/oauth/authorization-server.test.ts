@@ -374,11 +374,15 @@ describe("the login and permission screens", () => {
     ).toBe(400);
     const ok = post(mock, "/v1/OAuth/Login", cookie, { request, csrf, username: "demo", password: "demo" });
     expect(ok.status).toBe(303);
-    const permission = call(mock, "GET", ok.headers.location!, { headers: { cookie } });
+    // The login mints a new cookie; the one from before the login no longer reaches this request.
+    const loggedIn = ok.headers["set-cookie"]!.split(";")[0]!;
+    expect(loggedIn).not.toBe(cookie);
+    expect(call(mock, "GET", ok.headers.location!, { headers: { cookie } }).status).toBe(400);
+    const permission = call(mock, "GET", ok.headers.location!, { headers: { cookie: loggedIn } });
     expect(permission.text).toMatch(/<button type="submit" name="decision" value="allow">/);
     expect(permission.text).toMatch(/<button type="submit" name="decision" value="deny">/);
     expect(permission.headers["x-frame-options"]).toBe("DENY");
-    const forged = post(mock, "/v1/OAuth/Permission", cookie, { request, csrf: "forged", decision: "allow" });
+    const forged = post(mock, "/v1/OAuth/Permission", loggedIn, { request, csrf: "forged", decision: "allow" });
     expect(forged.status).toBe(400);
     expect(forged.headers.location).toBeUndefined();
     expect(

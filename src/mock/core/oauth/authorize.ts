@@ -2,13 +2,19 @@
 // pure handlers over the registry, the token store, the mock's clock and its
 // rules. Until client and redirect URI are verified nothing redirects
 // (RFC 6749 4.1.2.1, RFC 9700 4.11); later errors go back to the client.
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { formOf, type MockResponse, type Params, single } from "../http.ts";
-import { MAX_PENDING_AUTHORIZATIONS } from "../limits.ts";
+import {
+  MAX_PENDING_AUTHORIZATIONS,
+  MAX_PENDING_AUTHORIZATIONS_PER_CLIENT,
+  MAX_PENDING_AUTHORIZATIONS_PER_SOURCE,
+} from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
-import { errorScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
+import { CappedMap, type CapReached, sourceOf } from "./caps.ts";
+import { errorScreen, limitScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
 import { type Application, type Registry, registrableRedirectUri } from "./registry.ts";
 import { cookie, sameSecret } from "./secrets.ts";
+import { LoginThrottle } from "./throttle.ts";
 import type { TokenStore } from "./tokens.ts";
 
 const PENDING_SECONDS = 600;
@@ -23,8 +29,10 @@ interface PendingAuthorization {
   state: string | undefined;
   /** Anti-forgery token of the forms. */
   csrf: string;
-  /** Binds the request to the browser that started it (cookie). */
+  /** Binds the request to the browser that started it (cookie); a new one once the user logged in. */
   browserKey: string;
+  /** Where the request came from (caps.ts sourceOf), for the cap per source. */
+  source: string;
   user?: string;
   expiresAt: number;
 }
@@ -41,7 +49,36 @@ export interface Authorization {
 type Found = { ok: true; p: PendingAuthorization; app: Application } | { ok: false; response: MockResponse };
 
 export function createAuthorization(registry: Registry, tokens: TokenStore): Authorization {
-  const pending = new Map<string, PendingAuthorization>();
+  // Capped per source (address) first, so one address flooding the endpoint hears its own cap named.
+  const pending = new CappedMap<PendingAuthorization>({
+    what: "authorization requests waiting for login",
+    overall: MAX_PENDING_AUTHORIZATIONS,
+    per: [
+      { of: "address", limit: MAX_PENDING_AUTHORIZATIONS_PER_SOURCE, owner: (p) => p.source },
+      { of: "client", limit: MAX_PENDING_AUTHORIZATIONS_PER_CLIENT, owner: (p) => p.clientId },
+    ],
+    droppableAt: (p) => p.expiresAt,
+  });
+  const throttle = new LoginThrottle();
+  // The browser cookie is minted here and carries its own proof (an HMAC under a key of this
+  // process), so a value a client chose is never taken up and set back (session fixation).
+  const cookieKey = randomBytes(32);
+  const macOf = (id: string) => createHmac("sha256", cookieKey).update(id).digest("base64url");
+  const mintBrowserKey = () => {
+    const id = newKey();
+    return `${id}.${macOf(id)}`;
+  };
+  const mintedBrowserKey = (req: RoutedRequest) => {
+    const [id, mac, ...rest] = (cookie(req, BROWSER_COOKIE) ?? "").split(".");
+    return id && mac && rest.length === 0 && sameSecret(mac, macOf(id)) ? `${id}.${mac}` : undefined;
+  };
+  const browserCookie = (key: string) => ({
+    "set-cookie": `${BROWSER_COOKIE}=${key}; Path=/; HttpOnly; SameSite=Lax`,
+  });
+  const limited = (req: RoutedRequest, full: CapReached, who: MockResponse["meta"] = {}) => {
+    const res = limitScreen(full.message, full.retryAfter, req.ctx.rules.refuseFraming);
+    return { ...res, meta: { ...who, code: "authorize.limit", problem: full.message } };
+  };
   const applicationOf = (req: RoutedRequest, clientId: string) =>
     req.ctx.rules.requireActiveClient ? registry.activeApplication(clientId) : registry.application(clientId);
   const errorPage = (req: RoutedRequest, message: string, redirectUri?: string) => {
@@ -102,12 +139,12 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     if (scope === undefined || scope === null) return fail("invalid_scope", "scope is missing or repeated");
     if (scope !== config.scope) return fail("invalid_scope", `the only scope is ${config.scope}`);
 
-    // Bounded (A-LIMITS): beyond the cap the oldest requests, the most likely abandoned, go first.
-    for (const id of pending.keys()) {
-      if (pending.size < MAX_PENDING_AUTHORIZATIONS) break;
-      pending.delete(id);
-    }
-    const browserKey = cookie(req, BROWSER_COOKIE) ?? newKey();
+    // Capped (A-LIMITS): a full cap refuses the newcomer and drops no one else's request.
+    const now = req.ctx.clock.now();
+    const source = sourceOf(req);
+    const full = pending.room([source, clientId], now);
+    if (full) return limited(req, full, { client: clientId, responseType });
+    const browserKey = mintedBrowserKey(req) ?? mintBrowserKey();
     const request: PendingAuthorization = {
       id: newKey(),
       clientId,
@@ -117,14 +154,15 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
       state,
       csrf: newKey(),
       browserKey,
-      expiresAt: req.ctx.clock.now() + PENDING_SECONDS * 1000,
+      source,
+      expiresAt: now + PENDING_SECONDS * 1000,
     };
     pending.set(request.id, request);
     return {
       status: 302,
       headers: {
         location: `/${req.versionSegment}/OAuth/Login?request=${request.id}`,
-        "set-cookie": `${BROWSER_COOKIE}=${browserKey}; Path=/; HttpOnly; SameSite=Lax`,
+        ...browserCookie(browserKey),
         "cache-control": "no-store",
       },
       meta: { code: "authorize.login", client: clientId, responseType },
@@ -178,26 +216,49 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     if (!found.ok) return found.response;
     const { p, app } = found;
     const username = single(form, "username");
-    const user = typeof username === "string" ? registry.user(username) : undefined;
-    if (!user || !sameSecret(single(form, "password"), user.password)) {
-      return loginScreen({
+    const name = typeof username === "string" ? username : "";
+    const now = req.ctx.clock.now();
+    const source = sourceOf(req);
+    const again = (error: string, extra: { status?: number; headers?: Record<string, string> } = {}) =>
+      loginScreen({
         action: action(req, "Login"),
         request: p.id,
         csrf: p.csrf,
         appName: app.name,
-        error: "The user name or password is not right.",
+        error,
         refuseFraming: req.ctx.rules.refuseFraming,
         ...(typeof username === "string" ? { username } : {}),
+        ...extra,
       });
-    }
-    p.user = user.username;
-    // Without the permission screen, logging in grants at once (a fault, never the default).
-    if (!req.ctx.rules.permissionScreen) return grant(req, p, "allow");
-    return {
-      status: 303,
-      headers: { location: `${action(req, "Permission")}?request=${p.id}`, "cache-control": "no-store" },
-      meta: { code: "screen.logged-in", client: p.clientId, user: user.username },
+    const lockedOut = (retryAfter: number, why: string) => {
+      const message = `Too many wrong passwords for ${why}; try again in ${retryAfter} s.`;
+      const res = again(message, { status: 429, headers: { "retry-after": String(retryAfter) } });
+      return { ...res, meta: { code: "screen.login-locked", problem: message, client: p.clientId } };
     };
+    // While locked (A-LIMITS) no password is checked, the right one neither.
+    const locked = throttle.locked(name, source, now);
+    if (locked) return lockedOut(locked.retryAfter, locked.why);
+    const user = registry.user(name);
+    if (!user || !sameSecret(single(form, "password"), user.password)) {
+      const after = throttle.failed(name, source, now);
+      if ("why" in after) return lockedOut(after.retryAfter, after.why);
+      const res = again("The user name or password is not right.");
+      return after.delayMs > 0 ? { ...res, meta: { ...res.meta, delayMs: after.delayMs } } : res;
+    }
+    throttle.succeeded(name);
+    p.user = user.username;
+    // A new browser key once the user logged in: whoever shared the old one (a cookie planted
+    // before the login) can not go on with this request.
+    p.browserKey = mintBrowserKey();
+    // Without the permission screen, logging in grants at once (a fault, never the default).
+    const res: MockResponse = req.ctx.rules.permissionScreen
+      ? {
+          status: 303,
+          headers: { location: `${action(req, "Permission")}?request=${p.id}`, "cache-control": "no-store" },
+          meta: { code: "screen.logged-in", client: p.clientId, user: user.username },
+        }
+      : grant(req, p, "allow");
+    return { ...res, headers: { ...res.headers, ...browserCookie(p.browserKey) } };
   };
 
   const showPermission = (req: RoutedRequest): MockResponse => {
@@ -230,9 +291,13 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
   /** The end of an authorization: the code, the token or the refusal, sent back to the client. */
   function grant(req: RoutedRequest, p: PendingAuthorization, decision: "allow" | "deny"): MockResponse {
     const user = registry.user(p.user!)!;
-    pending.delete(p.id);
     const inFragment = p.responseType === "token";
     const who = { client: p.clientId, user: user.username, responseType: p.responseType };
+    const now = req.ctx.clock.now();
+    // A full cap keeps the request, so the user can press Allow again once there is room.
+    const full = decision === "allow" && tokens.room(p.clientId, [p.responseType === "code" ? "code" : "access"], now);
+    if (full) return limited(req, full, who);
+    pending.delete(p.id);
     if (decision !== "allow") {
       const res = sendBack(req, 303, p.redirectUri, inFragment, {
         error: "access_denied",
@@ -241,7 +306,6 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
       });
       return { ...res, meta: { ...res.meta, ...who } };
     }
-    const now = req.ctx.clock.now();
     const issued = { clientId: p.clientId, user: user.username, databases: user.databases, scope: p.scope };
     if (p.responseType === "code") {
       const code = tokens.issueCode({ ...issued, redirectUri: p.redirectUri }, now);
@@ -266,9 +330,13 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
       { path: "/OAuth/Login", methods: { GET: showLogin, POST: submitLogin } },
       { path: "/OAuth/Permission", methods: { GET: showPermission, POST: submitPermission } },
     ],
-    reset: () => pending.clear(),
+    reset: () => {
+      pending.clear();
+      throttle.clear();
+    },
     sweep: (now) => {
-      for (const [id, p] of pending) if (p.expiresAt <= now) pending.delete(id);
+      pending.sweep(now);
+      throttle.sweep(now);
     },
     get pending() {
       return pending.size;

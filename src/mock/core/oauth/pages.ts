@@ -63,9 +63,12 @@ export function loginScreen(opts: {
   error?: string;
   username?: string;
   refuseFraming: boolean;
+  /** 429 with Retry-After while logins are locked (A-LIMITS); 200 otherwise. */
+  status?: number;
+  headers?: Record<string, string>;
 }): MockResponse {
   return screen(
-    200,
+    opts.status ?? 200,
     "Log in",
     `<p><strong>${html(opts.appName)}</strong> asks for access to your administration.</p>
 ${opts.error ? `<p class="error" role="alert">${html(opts.error)}</p>` : ""}
@@ -76,7 +79,7 @@ ${opts.error ? `<p class="error" role="alert">${html(opts.error)}</p>` : ""}
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Log in</button>
 </form>`,
-    {},
+    opts.headers ?? {},
     opts.refuseFraming,
   );
 }
@@ -108,6 +111,17 @@ export function permissionScreen(opts: {
 </form>`,
     {},
     opts.refuseFraming,
+  );
+}
+
+/** A cap of A-LIMITS is full: 429 with Retry-After, or 400 when waiting makes no room. */
+export function limitScreen(message: string, retryAfter: number | undefined, refuseFraming = true): MockResponse {
+  return screen(
+    retryAfter === undefined ? 400 : 429,
+    "Try again later",
+    `<p class="error" role="alert">${html(message)}</p>`,
+    retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
+    refuseFraming,
   );
 }
 

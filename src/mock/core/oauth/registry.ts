@@ -65,6 +65,11 @@ export class Registry {
     return app?.status === "Actief" ? app : undefined;
   }
 
+  /** The active applications: only they unlock anything (their redirect URI's origin for CORS, A-CORS). */
+  activeApplications(): Application[] {
+    return this.applications().filter((a) => a.status === "Actief");
+  }
+
   application(clientId: string): Application | undefined {
     return this.#apps.get(clientId);
   }

@@ -6,15 +6,26 @@ import { formOf, type MockResponse } from "../http.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import type { Registry } from "./registry.ts";
 import { sameSecret } from "./secrets.ts";
-import type { TokenStore } from "./tokens.ts";
+import type { Issuable, TokenStore } from "./tokens.ts";
 
-type TokenError = "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
+type TokenError =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unsupported_grant_type"
+  | "invalid_scope"
+  // A cap of A-LIMITS that frees up with time (RFC 6749 defines it for the authorization endpoint).
+  | "temporarily_unavailable";
 
 export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
   const token = (req: RoutedRequest): MockResponse => {
     const { rules, config } = req.ctx;
-    const fail = (status: 400 | 401, error: TokenError, description: string, headers: Record<string, string> = {}) =>
-      tokenAnswer(req, status, { error, error_description: description }, headers, { code: "token.error" });
+    const fail = (
+      status: 400 | 401 | 429,
+      error: TokenError,
+      description: string,
+      headers: Record<string, string> = {},
+    ) => tokenAnswer(req, status, { error, error_description: description }, headers, { code: "token.error" });
     const form = formOf(req);
     if (!form) return fail(400, "invalid_request", "send the parameters as application/x-www-form-urlencoded");
     const repeated = [...form].find(([, v]) => v.length > 1);
@@ -70,6 +81,14 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
     }
     const redirectUri = get("redirect_uri") ?? app.redirectUri;
     const now = req.ctx.clock.now();
+    // Asked before the code or refresh token is used, so a refusal costs the client nothing.
+    const kinds: Issuable[] =
+      grantType === "authorization_code" || rules.rotateRefreshTokens ? ["access", "refresh"] : ["access"];
+    const full = tokens.room(app.clientId, kinds, now);
+    if (full?.retryAfter !== undefined) {
+      return fail(429, "temporarily_unavailable", full.message, { "retry-after": String(full.retryAfter) });
+    }
+    if (full) return fail(400, "invalid_request", full.message);
     const issued = (accessToken: string, refreshToken: string, expiresIn: number) =>
       tokenAnswer(
         req,
@@ -94,7 +113,7 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
     if (rules.exactRedirectUri && redirectUri !== app.redirectUri) {
       return fail(400, "invalid_grant", "redirect_uri does not match the registered redirect URI");
     }
-    const refreshed = tokens.refreshGrant(get("refresh_token")!, app.clientId, req.ctx.clock.now());
+    const refreshed = tokens.refreshGrant(get("refresh_token")!, app.clientId, now);
     if (!refreshed.ok) return fail(400, "invalid_grant", refreshed.description);
     const access = tokens.issueAccessToken(refreshed.grant, now);
     // A-REFRESH-TOKENS: not rotated unless the rule says so; background integrations keep one stored token.

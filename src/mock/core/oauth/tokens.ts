@@ -4,8 +4,16 @@
 import { randomBytes } from "node:crypto";
 import type { TokenCheck, TokenVerifier } from "../bearer.ts";
 import type { Journal, StoredToken } from "../changes.ts";
-import { MAX_ACCESS_TOKENS, MAX_REFRESH_TOKENS } from "../limits.ts";
+import {
+  MAX_ACCESS_TOKENS,
+  MAX_ACCESS_TOKENS_PER_CLIENT,
+  MAX_CODES,
+  MAX_CODES_PER_CLIENT,
+  MAX_REFRESH_TOKENS,
+  MAX_REFRESH_TOKENS_PER_CLIENT,
+} from "../limits.ts";
 import type { Rules } from "../rules.ts";
+import { CappedMap, type CapReached } from "./caps.ts";
 
 /**
  * How long a code or token stays known after it expired or was revoked, so that using it
@@ -110,17 +118,60 @@ export interface TokenSummary {
 
 type Failed = { ok: false; description: string };
 
+/** What a client may be refused more of (room()). */
+export type Issuable = "code" | "access" | "refresh";
+
+/** When an ended code or token may go: KEPT_AFTER_END_MS after its end. */
+const keptUntil = (end: number | undefined) => (end === undefined ? undefined : end + KEPT_AFTER_END_MS);
+const perClient = (limit: number) => [{ of: "client", limit, owner: (t: { clientId: string }) => t.clientId }];
+
 export class TokenStore implements TokenVerifier {
-  #codes = new Map<string, Code>();
-  #access = new Map<string, AccessToken>();
-  #refresh = new Map<string, RefreshToken>();
   /** Tokens issued from each code, directly or by refreshing. */
   #families = new Map<string, string[]>();
+  #codes = new CappedMap<Code>({
+    what: "authorization codes",
+    overall: MAX_CODES,
+    per: perClient(MAX_CODES_PER_CLIENT),
+    droppableAt: (c) => keptUntil(c.expiresAt),
+    onDrop: (code) => this.#families.delete(code),
+  });
+  #access = new CappedMap<AccessToken>({
+    what: "access tokens",
+    overall: MAX_ACCESS_TOKENS,
+    per: perClient(MAX_ACCESS_TOKENS_PER_CLIENT),
+    droppableAt: (t) => {
+      const expires = this.rules.accessTokensExpire ? t.expiresAt : undefined;
+      if (t.revokedAt === undefined || expires === undefined) return keptUntil(t.revokedAt ?? expires);
+      return keptUntil(Math.min(t.revokedAt, expires));
+    },
+    whenNeverEnding: "they do not expire under the rules in force: revoke some (POST /__mock/tokens/revoke)",
+  });
+  #refresh = new CappedMap<RefreshToken>({
+    what: "refresh tokens",
+    overall: MAX_REFRESH_TOKENS,
+    per: perClient(MAX_REFRESH_TOKENS_PER_CLIENT),
+    droppableAt: (t) => keptUntil(t.revokedAt),
+    whenNeverEnding: "refresh tokens do not expire: revoke some (POST /__mock/tokens/revoke)",
+  });
 
   constructor(
     private readonly rules: Rules,
     private readonly journal?: Journal,
   ) {}
+
+  /**
+   * Whether the client may be given one more of each kind now, or the cap that is full
+   * (A-LIMITS). Callers ask before they redeem or issue anything, so a refusal costs the client
+   * nothing; the issue methods themselves refuse nothing (restores, the operator's generator).
+   */
+  room(clientId: string, kinds: readonly Issuable[], now: number): CapReached | undefined {
+    const maps = { code: this.#codes, access: this.#access, refresh: this.#refresh };
+    for (const kind of kinds) {
+      const full = maps[kind].room([clientId], now);
+      if (full) return full;
+    }
+    return undefined;
+  }
 
   /** Puts a token back as a data directory recorded it, without recording it again. */
   restore(kind: "access" | "refresh", token: string, record: StoredToken): void {
@@ -159,15 +210,10 @@ export class TokenStore implements TokenVerifier {
     this.#set(kind, token, record);
   }
 
-  /** Keeps a token's state; a new one beyond the cap makes the oldest go. */
+  /** Keeps a token's state. */
   #set(kind: "access" | "refresh", token: string, record: AccessToken | RefreshToken): void {
-    if (kind === "access") {
-      if (!this.#access.has(token)) TokenStore.#bound(this.#access, MAX_ACCESS_TOKENS);
-      this.#access.set(token, record as AccessToken);
-    } else {
-      if (!this.#refresh.has(token)) TokenStore.#bound(this.#refresh, MAX_REFRESH_TOKENS);
-      this.#refresh.set(token, record as RefreshToken);
-    }
+    if (kind === "access") this.#access.set(token, record as AccessToken);
+    else this.#refresh.set(token, record as RefreshToken);
   }
 
   clear(): void {
@@ -214,7 +260,6 @@ export class TokenStore implements TokenVerifier {
 
   issueCode(input: IssueInput & { redirectUri: string }, now: number): string {
     const code = this.#secret();
-    TokenStore.#bound(this.#codes, MAX_ACCESS_TOKENS);
     this.#codes.set(code, { ...input, expiresAt: now + this.rules.codeSeconds * 1000, used: false });
     this.#families.set(code, []);
     return code;
@@ -304,20 +349,12 @@ export class TokenStore implements TokenVerifier {
 
   /**
    * Drops what can never be used again: codes, expired access tokens and revoked tokens,
-   * KEPT_AFTER_END_MS after their end. Refresh tokens do not expire; they go when revoked, or
-   * (with access tokens) the oldest when there are more than A-LIMITS keeps.
+   * KEPT_AFTER_END_MS after their end. Refresh tokens do not expire; they go when revoked.
    */
   sweep(now: number): void {
-    const over = (end: number | undefined) => end !== undefined && now >= end + KEPT_AFTER_END_MS;
-    for (const [code, c] of this.#codes) {
-      if (!over(c.expiresAt)) continue;
-      this.#codes.delete(code);
-      this.#families.delete(code);
-    }
-    for (const [token, t] of this.#access) {
-      if (over(t.revokedAt) || (this.rules.accessTokensExpire && over(t.expiresAt))) this.#access.delete(token);
-    }
-    for (const [token, t] of this.#refresh) if (over(t.revokedAt)) this.#refresh.delete(token);
+    this.#codes.sweep(now);
+    this.#access.sweep(now);
+    this.#refresh.sweep(now);
   }
 
   counts(): TokenCounts {
@@ -333,14 +370,6 @@ export class TokenStore implements TokenVerifier {
   static #grant(t: Granted): IssueInput {
     const { clientId, user, databases, scope, family } = t;
     return family === undefined ? { clientId, user, databases, scope } : { clientId, user, databases, scope, family };
-  }
-
-  /** Beyond the cap, the oldest entries (a Map keeps insertion order) make room. */
-  static #bound(map: Map<string, unknown>, max: number): void {
-    for (const key of map.keys()) {
-      if (map.size < max) break;
-      map.delete(key);
-    }
   }
 
   /** The token whose secret starts with `prefix`, when exactly one does (the dashboard names tokens so). */
