@@ -49,7 +49,7 @@ options (flag, else environment variable, else default):
                                       require (at least 16 of A-Z a-z 0-9 . _ ~ -); on a
                                       non-loopback address one is made up and printed
   --cors-origins <list|*> BAWA_CORS_ORIGINS  origins a browser page may call from
-                                      (default: those of the registered redirect URIs)
+                                      (default: those of the active applications' redirect URIs)
   --json-names <pascal|camel> BAWA_JSON_NAMES  property names of JSON answers   (pascal)
   --rules <list>                      rules that differ from the start, e.g.
                                       accessTokenSeconds=60,rotateRefreshTokens=true
@@ -198,7 +198,7 @@ Ctrl-C stops it.`);
   },
 };
 
-/** `--cors-origins`: empty for the registered redirect URIs' origins, `*`, or a list of origins. */
+/** `--cors-origins`: empty for the active applications' redirect URI origins, `*`, or a list of origins. */
 function corsSetting(value: string): "registered" | "*" | string[] {
   if (value === "") return "registered";
   if (value === "*") return "*";

@@ -131,6 +131,7 @@ export function createMock(options: MockOptions): Mock {
         url: req.url,
         headers: req.headers,
         body: req.body,
+        remoteAddress: req.remoteAddress,
         ctx,
         params: match.params,
         query,

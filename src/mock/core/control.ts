@@ -189,6 +189,13 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
           const user = registry.user(registry.backgroundUser)!;
           const { scope } = req.ctx.config;
           const grant = { clientId: app.clientId, user: user.username, databases: user.databases, scope };
+          // The generator counts against the client's refresh tokens like the token endpoint (A-LIMITS).
+          const full = tokens.room(app.clientId, ["refresh"], req.ctx.clock.now());
+          if (full) {
+            const res = controlJson(full.retryAfter === undefined ? 400 : 429, { Message: full.message });
+            if (full.retryAfter !== undefined) res.headers["retry-after"] = String(full.retryAfter);
+            return res;
+          }
           return controlJson(200, {
             refresh_token: tokens.issueRefreshToken(grant),
             client_id: app.clientId,

@@ -1,6 +1,6 @@
 // CORS (A-CORS): a browser app on another origin, the very client the implicit
 // flow exists for, calls the API and the control calls with fetch(). Allowed
-// origins are by default those of the registered redirect URIs; `--cors-origins`
+// origins are by default those of the active applications' redirect URIs; `--cors-origins`
 // changes that. An origin that is not allowed gets no allow headers at all.
 import type { MockRequest, MockResponse } from "./http.ts";
 
