@@ -27,7 +27,7 @@ export interface MockConfig {
   controlToken?: string | undefined;
   /**
    * The origins a browser page may call from: those of the active applications'
-   * applications' redirect URIs, every origin, or a list (`--cors-origins`).
+   * redirect URIs, every origin, or a list (`--cors-origins`).
    */
   corsOrigins: "registered" | "*" | readonly string[];
 }
