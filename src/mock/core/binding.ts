@@ -6,7 +6,7 @@
 import type { Problem } from "../../contract/index.ts";
 
 export interface Bound {
-  /** The body with the contract's property names. */
+  /** The body with the contract's property names: the body itself when it already had them. */
   value: Record<string, unknown>;
   /** Paths of the properties that bound to no field (`shortname2`, `Addresses.0.Region`). */
   ignored: string[];
@@ -25,6 +25,41 @@ export function bindProperties(
   nested: Readonly<Record<string, readonly string[]>>,
   caseInsensitive: boolean,
   path = "",
+): Bound {
+  const { exact } = lookupOf(fields);
+  // Most bodies name every property exactly (PascalCase): then the body is bound as it is, with
+  // no copy; a JSON object can not hold one name twice, so nothing is sent twice either.
+  let plain = true;
+  for (const key in body) {
+    if (!exact.has(key)) {
+      plain = false;
+      break;
+    }
+    const items = nested[key] ? body[key] : undefined;
+    if (Array.isArray(items) && !items.every((i) => !isObject(i) || allExact(i, lookupOf(nested[key]!).exact))) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return { value: body, ignored: NONE, problems: NO_PROBLEMS };
+  return bindSlowly(body, fields, nested, caseInsensitive, path);
+}
+
+const NONE = Object.freeze([]) as unknown as string[];
+const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+function allExact(o: Record<string, unknown>, exact: Set<string>): boolean {
+  for (const k in o) if (!exact.has(k)) return false;
+  return true;
+}
+
+/** Binding with renames, ignored properties and names sent twice: a copy of the body under the contract's names. */
+function bindSlowly(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+  nested: Readonly<Record<string, readonly string[]>>,
+  caseInsensitive: boolean,
+  path: string,
 ): Bound {
   const { exact, byLower } = lookupOf(fields);
   const value: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
+import { isUtf8 } from "node:buffer";
 import { type CompiledContract, type Operation, type Problem, XmlError } from "../../contract/index.ts";
 import { type AnswerMeta, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
@@ -165,7 +166,14 @@ export function problem(
   return answer(a, status, "Error", body, headers, meta);
 }
 
-export type Decoded = { ok: true; value: unknown } | { ok: false; response: MockResponse };
+/**
+ * A decoded body, or the error answer. `plain`: the JSON text holds no character XML 1.0 can not
+ * carry, written or escaped, so no string in the value does (the check of each is then skipped).
+ */
+export type Decoded = { ok: true; value: unknown; plain: boolean } | { ok: false; response: MockResponse };
+
+/** Characters XML 1.0 certainly carries (BMP, no surrogate, no control character but tab and newlines). */
+export const PLAIN_XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/;
 
 /** Reads a JSON or XML request body into the value of the named schema, or an error answer. */
 export function decodeBody(
@@ -196,9 +204,12 @@ export function decodeBody(
     return fail(text.status, text.message, text.status === 415 ? "body.unsupported-charset" : "body.invalid");
   const kind = format.kind === "json" ? "JSON" : "XML";
   let value: unknown;
+  let plain = false;
   try {
     if (format.kind === "json") {
       value = JSON.parse(text.text);
+      // \u escapes, \b and \f write characters the text itself does not show.
+      plain = PLAIN_XML_TEXT.test(text.text) && !/\\[ubf]/.test(text.text);
     } else {
       const declared = /^<\?xml[^>]*\sencoding\s*=\s*["']([^"']*)["']/.exec(text.text)?.[1];
       if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
@@ -220,10 +231,8 @@ export function decodeBody(
       `The request body is nested more than ${MAX_BODY_DEPTH} levels deep, the most this service reads (A-LIMITS).`,
     );
   }
-  return { ok: true, value };
+  return { ok: true, value, plain };
 }
-
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The text of a body: UTF-8 only (A-MEDIA-TYPES). A UTF-8 byte order mark is
@@ -249,11 +258,11 @@ function bodyText(
       message: "The body is UTF-16 (it starts with a UTF-16 byte order mark): send UTF-8.",
     };
   }
-  try {
-    return { ok: true, text: UTF8.decode(body) };
-  } catch {
+  if (!isUtf8(body)) {
     return { ok: false, status: 400, message: `The request body is not valid UTF-8 (byte ${firstInvalidUtf8(body)}).` };
   }
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return { ok: true, text: body.toString("utf8", bom) };
 }
 
 /** Offset of the first byte that breaks UTF-8, for the error message. */
@@ -268,16 +277,25 @@ function firstInvalidUtf8(b: Buffer): number {
   return b.length;
 }
 
-/** How deeply arrays and objects nest in a value, counted without recursion; stops past `limit`. */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== "object" || v === null) continue;
-    deepest = Math.max(deepest, d);
-    if (deepest > limit) return deepest;
-    for (const child of Object.values(v)) stack.push([child, d + 1]);
+/**
+ * How deeply arrays and objects nest in a value; stops past `limit`, so the recursion is never
+ * deeper than the limit however deep the value is (JSON.parse builds any depth).
+ */
+function depthOf(value: unknown, limit: number, depth = 1): number {
+  if (typeof value !== "object" || value === null) return 0;
+  if (depth > limit) return depth;
+  let deepest = depth;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      if (typeof v === "object" && v !== null) deepest = Math.max(deepest, depthOf(v, limit, depth + 1));
+      if (deepest > limit) return deepest;
+    }
+  } else {
+    for (const k in value) {
+      const v = (value as Record<string, unknown>)[k];
+      if (typeof v === "object" && v !== null) deepest = Math.max(deepest, depthOf(v, limit, depth + 1));
+      if (deepest > limit) return deepest;
+    }
   }
   return deepest;
 }

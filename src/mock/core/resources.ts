@@ -5,7 +5,7 @@
 import { isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { bindProperties } from "./binding.ts";
-import { answer, bodyFormat, decodeBody, problem } from "./format.ts";
+import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
 import { applyListQuery, parseListQuery } from "./list-query.ts";
 import type { Handler, Route, RoutedRequest } from "./router.ts";
@@ -303,15 +303,16 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   const bound = bindProperties(body as Record<string, unknown>, fields, c.nested, json);
   if (bound.problems.length > 0) return invalid("The request is invalid.", bound.problems, bound.ignored);
   const raw = bound.value;
-  const sent = Object.keys(raw);
-  if (!rules.acceptAllProperties && sent.length === fields.length) {
+  // What was sent, before defaults fill the rest: only the rules that are off by default read it.
+  const sent = rules.acceptAllProperties && rules.fillDefaults ? undefined : Object.keys(raw);
+  if (!rules.acceptAllProperties && sent!.length === fields.length) {
     return invalid("The request body has too many properties.");
   }
   if (pathId !== undefined && raw[idProperty] === undefined) raw[idProperty] = c.idIsNumber ? Number(pathId) : pathId;
   const problems = contract.requests.check(request.schema, raw);
   if (problems.length === 0) {
     writeDates(raw, c.dateProperties);
-    problems.push(...notXmlText(raw));
+    if (!decoded.plain) problems.push(...notXmlText(raw));
   }
   if (pathId !== undefined && raw[idProperty] !== undefined && String(raw[idProperty]) !== pathId) {
     problems.push({ field: idProperty, message: `must be ${JSON.stringify(pathId)}, the id in the path` });
@@ -319,9 +320,17 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   if (problems.length > 0) return invalid("The request is invalid.", problems, bound.ignored);
   if (c.databaseProperty !== undefined && db !== SERVICE_WIDE) raw[c.databaseProperty] = db;
   // Without the default-value rule, only what was sent (plus the identifier) is kept.
-  const wasSent = new Set(sent);
-  const kept = rules.fillDefaults ? fields : fields.filter((k) => wasSent.has(k) || k === idProperty);
-  return { ok: true, object: project(raw, kept), ignored: bound.ignored };
+  const kept = rules.fillDefaults ? fields : fields.filter((k) => sent!.includes(k) || k === idProperty);
+  // The stored object holds the contract's properties in its order: a body that has just those,
+  // in that order, is stored as it is.
+  return { ok: true, object: inOrder(raw, kept) ? raw : project(raw, kept), ignored: bound.ignored };
+}
+
+/** Whether an object's own properties are exactly `keys`, in that order. */
+function inOrder(o: Record<string, unknown>, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) if (k !== keys[i++]) return false;
+  return i === keys.length;
 }
 
 /** `X-Bawa-Ignored-Properties`: what a body sent that bound to no field, so a typo shows at once. */
@@ -336,9 +345,9 @@ export function ignoredHeader(ignored: readonly string[]): Record<string, string
  * refused with the field, so nothing is stored that one of the two formats
  * could not give back (decision 0009).
  */
-// Characters XML 1.0 certainly carries (BMP, no surrogate): most text is only these, and then
-// nothing needs to be looked at one code point at a time.
-const PLAIN_XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/;
+// Most text is only characters XML 1.0 certainly carries (PLAIN_XML_TEXT), and then nothing needs
+// to be looked at one code point at a time.
+const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 
 function notXmlText(value: unknown, field = ""): Problem[] {
   if (typeof value === "string") {
@@ -353,11 +362,15 @@ function notXmlText(value: unknown, field = ""): Problem[] {
     return [];
   }
   if (typeof value !== "object" || value === null) return [];
-  const out: Problem[] = [];
-  for (const [k, v] of Object.entries(value))
-    if (typeof v !== "number" && typeof v !== "boolean" && v !== null)
-      out.push(...notXmlText(v, field ? `${field}.${k}` : k));
-  return out;
+  let out: Problem[] | undefined;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === null || typeof v === "number" || typeof v === "boolean") continue;
+    if (typeof v === "string" && PLAIN_XML_TEXT.test(v)) continue;
+    const found = notXmlText(v, field ? `${field}.${k}` : k);
+    if (found.length > 0) (out ??= []).push(...found);
+  }
+  return out ?? NO_PROBLEMS;
 }
 
 /** A-DATES: a valid month/day/year date (the schema's format checked it) is stored as MM/dd/yyyy. */
