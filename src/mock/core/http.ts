@@ -83,10 +83,18 @@ export function parseParams(text: string): Params {
   return out;
 }
 
+// A form is read once per request, however many steps ask for it.
+const forms = new WeakMap<object, Params>();
+
 /** The parameters of a body posted as a form; `undefined` when it is posted as something else. */
 export function formOf(req: Pick<MockRequest, "headers" | "body">): Params | undefined {
   if (mediaTypeOf(req.headers["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  return parseParams(req.body?.toString("utf8") ?? "");
+  let form = forms.get(req);
+  if (!form) {
+    form = parseParams(req.body?.toString("utf8") ?? "");
+    forms.set(req, form);
+  }
+  return form;
 }
 
 /** The single value of a parameter; `undefined` when absent, `null` when repeated. */

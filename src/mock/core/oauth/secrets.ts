@@ -1,14 +1,12 @@
 // Comparing secrets and reading cookies: shared by the screens, the token
 // endpoint and the portal.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import type { MockRequest } from "../http.ts";
 
 /** Constant-time comparison of a secret (hashing first makes the lengths equal). */
 export function sameSecret(given: string | null | undefined, expected: string): boolean {
   if (typeof given !== "string") return false;
-  const a = createHash("sha256").update(given).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(hash("sha256", given, "buffer"), hash("sha256", expected, "buffer"));
 }
 
 /** The value of a request cookie, or undefined. */
