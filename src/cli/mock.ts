@@ -7,7 +7,7 @@ import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index
 import { buildMock } from "../mock/index.ts";
 import { COMPACT_AT_BYTES } from "../mock/node/data-dir.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
-import { settleHeap } from "../mock/node/memory.ts";
+import { keepHeapSettled } from "../mock/node/memory.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import {
   type Command,
@@ -162,9 +162,8 @@ options (flag, else environment variable, else default):
       if (steps.length) setImmediate(warm);
     };
     setImmediate(warm);
-    // A second later, not among the first answers: with 100,000 customers this collection pauses
-    // the mock for a few hundred milliseconds.
-    setTimeout(settleHeap, 1000).unref();
+    // A large heap is held close to what it holds (decision 0014).
+    keepHeapSettled();
     const base = `${listening.url}/v${versions[0]}`;
     const lists = contract.resources.operations.filter((o) => o.action === "list");
     const firstList = lists.find((o) => o.databaseParam !== undefined) ?? lists[0];

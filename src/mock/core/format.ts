@@ -174,6 +174,8 @@ export type Decoded = { ok: true; value: unknown; plain: boolean } | { ok: false
 
 /** Characters XML 1.0 certainly carries (BMP, no surrogate, no control character but tab and newlines). */
 export const PLAIN_XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/;
+/** PLAIN_XML_TEXT without the backslash: JSON text whose every string is plain XML text. */
+const PLAIN_JSON_TEXT = /^[\t\n\r\u0020-\u005B\u005D-\uD7FF\uE000-\uFFFD]*$/;
 
 /** Reads a JSON or XML request body into the value of the named schema, or an error answer. */
 export function decodeBody(
@@ -208,8 +210,9 @@ export function decodeBody(
   try {
     if (format.kind === "json") {
       value = JSON.parse(text.text);
-      // \u escapes, \b and \f write characters the text itself does not show.
-      plain = PLAIN_XML_TEXT.test(text.text) && !/\\[ubf]/.test(text.text);
+      // Escapes (\u0001, \b, \f) write characters the text itself does not show: a text with a
+      // backslash is checked string by string.
+      plain = PLAIN_JSON_TEXT.test(text.text);
     } else {
       const declared = /^<\?xml[^>]*\sencoding\s*=\s*["']([^"']*)["']/.exec(text.text)?.[1];
       if (declared !== undefined && !/^utf-?8$/i.test(declared)) {

@@ -244,9 +244,13 @@ function createObject(op: Operation): Next {
   };
 }
 
-/** The answer to a write: the object as stored (A-WRITE-RESPONSE), naming what the body sent in vain. */
+/**
+ * The answer to a write: the object as stored (A-WRITE-RESPONSE), naming what the body sent in
+ * vain. Its text is not kept with the object (a read keeps it): most written objects are not read
+ * soon, and keeping text for each made every write cost the collector more.
+ */
 const stored = (req: RoutedRequest, schema: string, o: StoredObject, ignored: readonly string[], code: ResourceCode) =>
-  answer(req, 200, schema, o, ignoredHeader(ignored), { code, ignored }, { keep: true });
+  answer(req, 200, schema, o, ignoredHeader(ignored), { code, ignored });
 
 function updateObject(op: Operation): Next {
   const c = op.collection;
@@ -276,7 +280,7 @@ function deleteObject(op: Operation): Next {
   };
 }
 
-type Read = { ok: true; object: StoredObject; ignored: readonly string[] } | { ok: false; response: MockResponse };
+type Read = { ok: true; object: Record<string, unknown>; ignored: readonly string[] } | { ok: false; response: MockResponse };
 
 /**
  * Decodes and validates a body against the collection's request schema, filling in defaults

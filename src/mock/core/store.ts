@@ -204,8 +204,9 @@ export class ObjectStore {
   /**
    * Stores a new object. An empty id ("" or 0) gets the next free number; a chosen one is kept
    * when it is free. Sequences (`x-bawa-sequence`) are the service's, whatever the input says.
+   * The store keeps `input` itself, its id and sequences set: the caller gives up the object.
    */
-  create(collection: string, db: string, input: StoredObject): Created {
+  create(collection: string, db: string, input: Record<string, unknown>): Created {
     const c = this.#collection(collection);
     const idProperty = c.idProperty!;
     const size = this.size(collection, db);
@@ -224,7 +225,8 @@ export class ObjectStore {
       return { ok: false, field: idProperty, reason: `${id} is already in use` };
     }
     const shelf = this.#shelfFor(c, db);
-    const object: Record<string, unknown> = { ...input, [idProperty]: c.idIsNumber ? Number(id) : id };
+    const object = input;
+    object[idProperty] = c.idIsNumber ? Number(id) : id;
     for (const k of c.sequences) object[k] = shelf.sequences.get(k) ?? 1;
     this.journal?.append({ op: "put", resource: collection, db, object });
     this.#put(c, db, object);
@@ -240,12 +242,16 @@ export class ObjectStore {
     for (let n = 1; ; n++) if (!shelf.objects.has(String(n))) return String(n);
   }
 
-  /** Replaces an object; its id and sequences stay the service's own. Undefined when the id is unknown. */
-  replace(collection: string, db: string, id: string, input: StoredObject): StoredObject | undefined {
+  /**
+   * Replaces an object; its id and sequences stay the service's own. Undefined when the id is
+   * unknown. The store keeps `input` itself (see create()).
+   */
+  replace(collection: string, db: string, id: string, input: Record<string, unknown>): StoredObject | undefined {
     const c = this.#collection(collection);
     const old = this.get(collection, db, id);
     if (!old) return undefined;
-    const object: Record<string, unknown> = { ...input, [c.idProperty!]: old[c.idProperty!] };
+    const object = input;
+    object[c.idProperty!] = old[c.idProperty!];
     for (const k of c.sequences) object[k] = old[k];
     this.journal?.append({ op: "put", resource: collection, db, object });
     this.#shelfFor(c, db).objects.set(id, object);

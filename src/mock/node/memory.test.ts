@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { collectGarbage } from "./memory.ts";
+import { collectGarbage, settleHeap } from "./memory.ts";
 
 it("collects garbage on demand, without --expose-gc", () => {
   collectGarbage();
@@ -12,4 +12,9 @@ it("collects garbage on demand, without --expose-gc", () => {
   garbage = undefined;
   collectGarbage();
   expect(process.memoryUsage().heapUsed - before).toBeLessThan(10 * 2 ** 20);
+});
+
+it("holds the heap's growth only when what is live is large", () => {
+  expect(settleHeap(Number.MAX_SAFE_INTEGER), "a small heap keeps V8's own growth").toBe(false);
+  expect(settleHeap(0), "a heap above the threshold is held").toBe(true);
 });
