@@ -132,7 +132,8 @@ function send(res: ServerResponse, answer: () => MockResponse): void {
 
 function write(res: ServerResponse, response: MockResponse): void {
   try {
-    const headers: Record<string, string> = { ...response.headers };
+    // The answer is this request's own (the core makes every answer anew): its headers are completed in place.
+    const { headers } = response;
     const body = bodyBytes(response);
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     res.writeHead(response.status, headers);
