@@ -94,6 +94,15 @@ describe("bawa", () => {
       expect(failure.code, args.join(" ")).toBe(2);
       expect(failure.stderr, args.join(" ")).toMatch(/^bawa/);
     }
+    // Names that only Object.prototype knows are no rules: named, with the usage, never a TypeError.
+    for (const rule of ["constructor=1", "__proto__=1", "toString=true"]) {
+      const failure = await bawa("mock", "--port", "0", "--rules", rule).catch((e) => e);
+      expect(failure.code, rule).toBe(2);
+      expect(failure.stderr, rule).toMatch(
+        new RegExp(`^bawa mock: --rules: There is no rule ${rule.split("=")[0]}; the rules are: requireActiveClient`),
+      );
+      expect(failure.stderr, rule).toContain("usage: bawa mock");
+    }
   }, 60_000);
 
   it("refuses a port in use with exit 1 and a hint", async () => {

@@ -217,11 +217,13 @@ function corsSetting(value: string): "registered" | "*" | string[] {
 
 /** `name=value,name=value` into rules; wrong names or values are a usage error that names them. */
 function parseRules(text: string): Partial<Rules> {
-  const input: Record<string, unknown> = {};
+  // A map, not an object: a name such as __proto__ is then a name like any other, and refused as one.
+  const input = new Map<string, unknown>();
   for (const pair of text.split(",").filter((p) => p.trim())) {
     const [name = "", value = ""] = pair.split("=").map((s) => s.trim());
-    const want = DEFAULT_RULES[name as keyof Rules];
-    input[name] =
+    if (!value && !pair.includes("=")) throw new UsageError(`--rules: ${name} needs a value, as in ${name}=true`);
+    const want = Object.hasOwn(DEFAULT_RULES, name) ? DEFAULT_RULES[name as keyof Rules] : undefined;
+    const parsed =
       typeof want === "boolean"
         ? value === "true"
           ? true
@@ -231,8 +233,9 @@ function parseRules(text: string): Partial<Rules> {
         : typeof want === "number"
           ? Number(value)
           : value;
+    input.set(name, parsed);
   }
-  const checked = checkRules(input);
+  const checked = checkRules(Object.fromEntries(input));
   if (!checked.ok) throw new UsageError(`--rules: ${checked.message}`);
   return checked.rules;
 }

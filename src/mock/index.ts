@@ -108,6 +108,8 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     registry.reset();
     authorization.reset();
     scenarios.reset();
+    // The clock too: a clock pushed far ahead is undone by the same call as everything else.
+    mock.clock.reset();
   };
   const mock = createMock({
     ...(journal ? { journal } : {}),

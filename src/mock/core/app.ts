@@ -90,28 +90,12 @@ export function createMock(options: MockOptions): Mock {
     return name;
   };
 
-  function route(req: MockRequest, accepted: Answering["format"]): MockResponse {
+  function route(req: MockRequest, target: Target, accepted: Answering["format"]): MockResponse {
     let format = accepted;
     const fail = (status: number, message: string, code: string) =>
       problem({ ctx, format }, status, message, [], {}, { code });
-    const q = req.url.indexOf("?");
-    const rawPath = q < 0 ? req.url : req.url.slice(0, q);
-    const query = q < 0 ? NO_PARAMS : parseParams(req.url.slice(q + 1));
-    if (!rawPath.startsWith("/")) {
-      return fail(
-        400,
-        `The request target ${JSON.stringify(req.url.slice(0, 200))} is not a path.`,
-        "request.bad-target",
-      );
-    }
-    const raw = rawPath.split("/").slice(1);
-    if (raw.length > 1 && raw.at(-1) === "") raw.pop();
-    let segments: string[];
-    try {
-      segments = raw.map((s) => (s.includes("%") ? decodeURIComponent(s) : s));
-    } catch {
-      return fail(400, "The path is not valid percent-encoding.", "request.bad-path");
-    }
+    if (!target.ok) return fail(400, target.message, target.code);
+    const { rawPath, query, segments } = target;
     const method = req.method.toUpperCase();
     const unknown = () => fail(404, `No call matches ${req.method} ${shortPath(rawPath)}.`, "route.unknown");
     const serve = (match: ReturnType<typeof matchRoute>, versionSegment: string, local: boolean): MockResponse => {
@@ -140,10 +124,11 @@ export function createMock(options: MockOptions): Mock {
         operation: match.route.operations?.[method],
       };
       // Every answer below is the handler's own object: its meta is filled in, not copied.
-      const refused = local && match.route.local ? refuseForeign(routed, rawPath) : undefined;
-      if (refused) return withMeta(refused, name, 0);
+      // The guard decides on the route that matched, never on how the path was spelled.
+      const refused = local && match.route.local ? refuseForeign(routed, match.route.path) : undefined;
+      if (refused) return withMeta(refused, name, 0, true);
       const prefer = preferred(routed, match.route, method, name);
-      return withMeta(prefer.answer ?? handler(routed), name, prefer.delayMs ?? 0);
+      return withMeta(prefer.answer ?? handler(routed), name, prefer.delayMs ?? 0, match.route.local === true);
     };
 
     const [first = "", ...rest] = segments;
@@ -194,9 +179,14 @@ export function createMock(options: MockOptions): Mock {
     name: string,
   ): { answer?: MockResponse; delayMs?: number } {
     if (!r.operations) return {};
+    // Most requests ask for nothing: no Prefer header, no query (the fast way out).
+    if (req.headers.prefer === undefined && req.query === NO_PARAMS) return {};
+    const invalid = (message: string) => ({ answer: problem(req, 400, message, [], {}, { code: "prefer.invalid" }) });
+    if ((req.query.get("__code")?.length ?? 0) > 1) {
+      return invalid("__code is given more than once; give the status to force once (or send Prefer: code=<status>).");
+    }
     const prefer = parsePrefer(req.headers.prefer, req.query);
     if (!prefer) return {};
-    const invalid = (message: string) => ({ answer: problem(req, 400, message, [], {}, { code: "prefer.invalid" }) });
     if (prefer.delay !== undefined && !(prefer.delay >= 0 && prefer.delay <= MAX_DELAY_MS)) {
       return invalid(`Prefer: delay=${prefer.raw.delay} is not a number of milliseconds from 0 to ${MAX_DELAY_MS}.`);
     }
@@ -246,11 +236,12 @@ export function createMock(options: MockOptions): Mock {
   function handle(req: MockRequest): MockResponse {
     const started = performance.now();
     const format = answerFormat(req.headers.accept);
-    const crossOrigin = crossOriginPath(req.url);
+    const target = parseTarget(req.url);
+    const crossOrigin = target.ok && crossOriginPath(target.segments);
     if (crossOrigin && req.method.toUpperCase() === "OPTIONS" && req.headers["access-control-request-method"]) {
       return preflight(req, ctx.allowedOrigins());
     }
-    let res = route(req, format);
+    let res = route(req, target, format);
     if (!scenarios.idle) res = scenarios.apply(res, transforms(req));
     if (crossOrigin) res = withCors(req, res, ctx.allowedOrigins);
     const summary = scenarios.summary();
@@ -333,14 +324,58 @@ export function createMock(options: MockOptions): Mock {
 
 const shortPath = (p: string) => (p.length > 120 ? `${p.slice(0, 120)}...` : p);
 
+/** The request target, read once: the path as the router, the guard and CORS see it, and the query. */
+export type Target =
+  | { ok: true; rawPath: string; segments: string[]; query: Params }
+  | { ok: false; message: string; code: "request.bad-target" | "request.bad-path" };
+
+/**
+ * Reads a request target into decoded path segments. Every spelling of a path is one path:
+ * percent-encoding is decoded, dot segments are resolved and empty segments (doubled slashes,
+ * one trailing slash) dropped, as RFC 3986 6.2.2 normalises a URI and IIS does before ASP.NET
+ * routes it. Case stays: the router compares literals without case, ids exactly (A-PATH-CASE).
+ */
+export function parseTarget(url: string): Target {
+  const q = url.indexOf("?");
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  if (!rawPath.startsWith("/")) {
+    return {
+      ok: false,
+      message: `The request target ${JSON.stringify(url.slice(0, 200))} is not a path.`,
+      code: "request.bad-target",
+    };
+  }
+  const segments: string[] = [];
+  for (const raw of rawPath.slice(1).split("/")) {
+    let s = raw;
+    if (s.includes("%")) {
+      try {
+        s = decodeURIComponent(s);
+      } catch {
+        return { ok: false, message: "The path is not valid percent-encoding.", code: "request.bad-path" };
+      }
+    }
+    if (s === "" || s === ".") continue;
+    if (s === "..") {
+      if (segments.pop() === undefined) {
+        return { ok: false, message: "The path climbs above its root (..).", code: "request.bad-path" };
+      }
+      continue;
+    }
+    segments.push(s);
+  }
+  return { ok: true, rawPath, segments, query: q < 0 ? NO_PARAMS : parseParams(url.slice(q + 1)) };
+}
+
 /** The parameters of a request without a query string: one map, read and never changed. */
 const NO_PARAMS: Params = new Map();
 
-/** Names the route in an answer's meta, and the delay Prefer asked for. */
-function withMeta(res: MockResponse, route: string, delayMs: number): MockResponse {
+/** Names the route in an answer's meta, the delay Prefer asked for, and whether it is the mock's own page or call. */
+function withMeta(res: MockResponse, route: string, delayMs: number, local: boolean): MockResponse {
   const meta = (res.meta ??= {});
   meta.route = route;
   if (delayMs > 0) meta.delayMs = delayMs;
+  if (local) meta.local = true;
   return res;
 }
 

@@ -5,6 +5,7 @@
 // only and answer only at the mock's own address (local.ts).
 import { FORCEABLE } from "./forced.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
+import { isoTime, MAX_DATE_MS } from "./clock.ts";
 import { MAX_CLOCK_STEP_SECONDS } from "./limits.ts";
 import type { Registry } from "./oauth/registry.ts";
 import { sameSecret } from "./oauth/secrets.ts";
@@ -45,7 +46,7 @@ export interface ControlParts {
   tokens: TokenStore;
   scenarios: Scenarios;
   log: RequestLog;
-  /** Everything back to the start but the clock: seed data, applications, scenarios. */
+  /** Everything back to the start: seed data, applications, scenarios, the clock. */
   reset(): void;
   /** Drops what has expired by `now` (codes, tokens, authorization requests). */
   sweep(now: number): void;
@@ -54,7 +55,7 @@ export interface ControlParts {
 }
 
 export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, counts }: ControlParts): Route[] {
-  const now = (req: RoutedRequest) => new Date(req.ctx.clock.now()).toISOString();
+  const now = (req: RoutedRequest) => isoTime(req.ctx.clock.now());
   /** Route names a latency or failure may name: the contract's operations, or `*`. */
   const routeNames = (req: RoutedRequest) => [
     "*",
@@ -125,7 +126,7 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
           }
           if (seconds > MAX_CLOCK_STEP_SECONDS || !req.ctx.clock.canAdvance(seconds)) {
             return refuse(
-              `advanceSeconds ${seconds} moves the clock too far: at most ${MAX_CLOCK_STEP_SECONDS} (ten years) per call, and not past the year 275759.`,
+              `advanceSeconds ${seconds} moves the clock too far: at most ${MAX_CLOCK_STEP_SECONDS} (ten years) per call, and never closer than ten years to the end of the calendar (${isoTime(MAX_DATE_MS)}), so everything the mock issues still expires on a date. POST /__mock/reset sets the clock back to the real time.`,
             );
           }
           req.ctx.clock.advance(seconds);
@@ -329,6 +330,12 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
       methods: {
         POST: (req) => {
           const db = req.params.database_id ?? "";
+          if (!req.ctx.store.hasDatabase(db)) {
+            const known = req.ctx.store.databases().map((d) => d.database);
+            return controlJson(404, {
+              Message: `There is no database ${db.slice(0, 60)}; the databases are: ${known.join(", ")}.`,
+            });
+          }
           req.ctx.store.reset(db);
           return controlJson(200, {
             reset: db,

@@ -10,8 +10,14 @@ export type AllowedOrigins = readonly string[] | "*";
 const EXPOSED = "WWW-Authenticate, X-Bawa-Faults, X-Bawa-Forced, X-Bawa-Ignored-Properties, Content-Length, Location";
 const ALWAYS_ALLOWED_HEADERS = ["authorization", "content-type", "accept", "prefer", "x-bawa-control-token"];
 
-/** The paths a page may call across origins: the versioned API and the control calls. */
-export const crossOriginPath = (url: string) => /^\/([vV]\d+|__mock)(\/|$|\?)/.test(url);
+/**
+ * The paths a page may call across origins: the versioned API and the control calls, read from
+ * the path's decoded segments (app.ts parseTarget), as the router reads them.
+ */
+export const crossOriginPath = (segments: readonly string[]) => {
+  const first = segments[0] ?? "";
+  return /^[vV]\d+$/.test(first) || first.toLowerCase() === "__mock";
+};
 
 /** The request's origin when it may call, else undefined. */
 export function allowedOrigin(origin: string | undefined, allowed: AllowedOrigins): string | undefined {

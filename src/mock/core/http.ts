@@ -72,6 +72,8 @@ export interface AnswerMeta {
   allow?: readonly string[];
   /** Hold the answer back this long (Prefer: delay, a scenario's latency). */
   delayMs?: number;
+  /** The mock's own page or control call (dashboard, portal, /__mock/): no scenario reshapes it. */
+  local?: boolean;
 }
 
 /** A parsed form body or query string; a repeated name keeps all its values. */

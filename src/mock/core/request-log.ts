@@ -1,3 +1,5 @@
+import { isoTime } from "./clock.ts";
+
 // The last requests the mock answered, in memory and bounded: what a frontend
 // developer looks at to see why a call failed (GET /__mock/requests, the dashboard).
 
@@ -101,8 +103,3 @@ function readable(e: Entry): LoggedRequest {
   const { at, mockAt, ...rest } = e;
   return { ...rest, time: isoTime(at), mockTime: isoTime(mockAt) } as LoggedRequest;
 }
-
-const isoTime = (ms: number) => {
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? "(beyond the calendar)" : d.toISOString();
-};

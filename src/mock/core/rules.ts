@@ -137,7 +137,8 @@ export function checkRules(input: unknown): { ok: true; rules: Partial<Rules> } 
   }
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(input)) {
-    if (!(name in DEFAULT_RULES)) {
+    // Own properties only: "constructor" or "__proto__" are no rules, whatever Object.prototype holds.
+    if (!Object.hasOwn(DEFAULT_RULES, name)) {
       return { ok: false, message: `There is no rule ${name.slice(0, 60)}; the rules are: ${RULE_NAMES.join(", ")}.` };
     }
     const want = DEFAULT_RULES[name as keyof Rules];
@@ -151,7 +152,7 @@ export function checkRules(input: unknown): { ok: true; rules: Partial<Rules> } 
         return { ok: false, message: `${name} is a whole number from ${min} to ${max}.` };
       }
     }
-    out[name] = value;
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return { ok: true, rules: out as Partial<Rules> };
 }

@@ -176,8 +176,13 @@ export class Scenarios {
     return this.#on.size === 0 && this.#failures.size === 0 && this.#latency.size === 0;
   }
 
-  /** The answer as the switches and scenarios that are on reshape it. */
+  /**
+   * The answer as the switches and scenarios that are on reshape it. The mock's own pages and
+   * control calls are never reshaped: a scenario on every route ("*") must not lock out the
+   * dashboard that switches it off.
+   */
   apply(res: MockResponse, t: TransformContext): MockResponse {
+    if (res.meta?.local) return res;
     let out = res;
     for (const name of this.#on) {
       for (const transform of this.#registry.get(name)?.transforms ?? []) {

@@ -3,6 +3,7 @@
 // rule is read from the mock's rules at the moment it is applied.
 import { randomFillSync } from "node:crypto";
 import type { TokenCheck, TokenVerifier } from "../bearer.ts";
+import { isoTime } from "../clock.ts";
 import type { Journal, StoredToken } from "../changes.ts";
 import {
   MAX_ACCESS_TOKENS,
@@ -402,7 +403,7 @@ export class TokenStore implements TokenVerifier {
           clientId: t.clientId,
           user: t.user,
           state: state(t),
-          expiresAt: new Date(t.expiresAt).toISOString(),
+          expiresAt: isoTime(t.expiresAt),
         }),
       ),
       ...[...this.#refresh].map(
