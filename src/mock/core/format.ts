@@ -19,11 +19,12 @@ const format = (kind: Format["kind"], mediaType: Format["mediaType"]): Format =>
 });
 export const JSON_FORMAT: Format = format("json", "application/json");
 export const XML_FORMAT: Format = format("xml", "application/xml");
-const KNOWN: Record<string, Format> = {
-  "application/json": JSON_FORMAT,
-  "application/xml": XML_FORMAT,
-  "text/xml": format("xml", "text/xml"),
-};
+// A map, not an object literal: a media type named __proto__ or constructor is no format.
+const KNOWN = new Map<string, Format>([
+  ["application/json", JSON_FORMAT],
+  ["application/xml", XML_FORMAT],
+  ["text/xml", format("xml", "text/xml")],
+]);
 
 // Clients send the same few Accept headers again and again: each is read once.
 const negotiated = new Map<string, Format>();
@@ -49,8 +50,8 @@ function negotiate(accept: string): Format {
     const q = qParam ? Number(qParam.slice(2)) : 1;
     if (!(q > 0)) continue;
     const format =
-      KNOWN[range] ??
-      (range === "*/*" || range === "application/*" ? JSON_FORMAT : range === "text/*" ? KNOWN["text/xml"] : undefined);
+      KNOWN.get(range) ??
+      (range === "*/*" || range === "application/*" ? JSON_FORMAT : range === "text/*" ? KNOWN.get("text/xml") : undefined);
     if (format && q > bestQ) {
       best = format;
       bestQ = q;
@@ -62,7 +63,7 @@ function negotiate(accept: string): Format {
 /** The format of a request body, or undefined when its Content-Type is neither JSON nor XML. */
 export function bodyFormat(contentType: string | undefined): Format | undefined {
   const type = mediaTypeOf(contentType);
-  return type ? KNOWN[type] : undefined;
+  return type ? KNOWN.get(type) : undefined;
 }
 
 /**
