@@ -18,9 +18,7 @@ export class MovableClock implements Clock {
    * issued later still has an expiry that is a date.
    */
   canAdvance(seconds: number): boolean {
-    return (
-      Number.isFinite(seconds) && seconds >= 0 && this.now() + seconds * 1000 + LONGEST_LIFETIME_MS <= MAX_DATE_MS
-    );
+    return Number.isFinite(seconds) && seconds >= 0 && this.now() + seconds * 1000 + LONGEST_LIFETIME_MS <= MAX_DATE_MS;
   }
 
   advance(seconds: number): void {

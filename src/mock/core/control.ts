@@ -3,9 +3,10 @@
 // the scenarios of a frontend team (switches, rules, latency, failures, tokens,
 // databases) with the request log. Not part of the contract. They take JSON
 // only and answer only at the mock's own address (local.ts).
+
+import { isoTime, MAX_DATE_MS } from "./clock.ts";
 import { FORCEABLE } from "./forced.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
-import { isoTime, MAX_DATE_MS } from "./clock.ts";
 import { MAX_CLOCK_STEP_SECONDS } from "./limits.ts";
 import type { Registry } from "./oauth/registry.ts";
 import { sameSecret } from "./oauth/secrets.ts";

@@ -51,7 +51,11 @@ function negotiate(accept: string): Format {
     if (!(q > 0)) continue;
     const format =
       KNOWN.get(range) ??
-      (range === "*/*" || range === "application/*" ? JSON_FORMAT : range === "text/*" ? KNOWN.get("text/xml") : undefined);
+      (range === "*/*" || range === "application/*"
+        ? JSON_FORMAT
+        : range === "text/*"
+          ? KNOWN.get("text/xml")
+          : undefined);
     if (format && q > bestQ) {
       best = format;
       bestQ = q;

@@ -136,3 +136,41 @@ describe("no database given (Errors rule 4)", () => {
     expect(res.json().Message).toMatch(/No database is given/);
   });
 });
+
+describe("bounded work per list request (A-LIMITS)", () => {
+  it.each([
+    [
+      "3,000 nested parentheses",
+      `${"(".repeat(3000)}Name eq 'x'${")".repeat(3000)}`,
+      /is 6011 characters long, more than the 1000/,
+    ],
+    [
+      "17 nested parentheses",
+      `${"(".repeat(17)}Name eq 'x'${")".repeat(17)}`,
+      /nests parentheses 17 deep at character 17, more than the 16/,
+    ],
+    [
+      "33 conditions",
+      Array.from({ length: 33 }, (_, i) => `Name eq 'x${i}'`).join(" or "),
+      /holds more than 32 conditions \(comparisons and function calls; the one at character 539 is over\)/,
+    ],
+  ])("a $filter of %s is 400 naming the limit, before it is parsed", (_name, filter, message) => {
+    const { res } = ids(`$filter=${encodeURIComponent(filter)}`);
+    expect(res.status).toBe(400);
+    expect(res.json().Message).toMatch(message);
+  });
+
+  it.each([
+    ["16 nested parentheses", `${"(".repeat(16)}Name eq 'Fietsenmakerij Het Wiel'${")".repeat(16)}`],
+    ["parentheses inside a string", "Name eq '((((((((((((((((((((((((('"],
+    ["32 conditions", Array.from({ length: 32 }, (_, i) => `Name eq 'x${i}'`).join(" or ")],
+  ])("a $filter of %s within the limits is read", (_name, filter) => {
+    expect(ids(`$filter=${encodeURIComponent(filter)}`).res.status).toBe(200);
+  });
+
+  it("a long $orderby is 400 naming the limit", () => {
+    const { res } = ids(`$orderby=${Array.from({ length: 60 }, () => "Name asc").join(",")}`);
+    expect(res.status).toBe(400);
+    expect(res.json().Message).toMatch(/\$orderby is 539 characters long, more than the 500/);
+  });
+});

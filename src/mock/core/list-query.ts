@@ -19,6 +19,47 @@ export type ParsedQuery = { ok: true; query: ListQuery } | { ok: false; paramete
 const SUPPORTED = ["$filter", "$orderby", "$skip", "$top"];
 const MAX_TOP = 1_000_000;
 
+/**
+ * Bounds of a $filter (A-LIMITS), checked in one pass before it is parsed: the parser's time grows
+ * faster than the text (3,000 nested parentheses held the one thread for seconds), and within these
+ * a filter parses in a few milliseconds at most. Real clients send a condition or two.
+ */
+export const FILTER_LIMITS = { characters: 1_000, depth: 16, conditions: 32 } as const;
+const MAX_ORDERBY_CHARACTERS = 500;
+
+/** Why a $filter text is beyond FILTER_LIMITS, or undefined; reads it once, skipping quoted strings. */
+export function filterBeyondLimits(text: string): string | undefined {
+  if (text.length > FILTER_LIMITS.characters) {
+    return `$filter is ${text.length} characters long, more than the ${FILTER_LIMITS.characters} this service reads (A-LIMITS).`;
+  }
+  let depth = 0;
+  let conditions = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === "'") {
+        if (text[i + 1] === "'") i++;
+        else quoted = false;
+      }
+      continue;
+    }
+    if (c === "'") quoted = true;
+    else if (c === "(") {
+      // A function call is a condition too: startswith(...), contains(...).
+      if (i > 0 && /[A-Za-z0-9_]/.test(text[i - 1]!)) conditions++;
+      if (++depth > FILTER_LIMITS.depth) {
+        return `$filter nests parentheses ${depth} deep at character ${i + 1}, more than the ${FILTER_LIMITS.depth} this service reads (A-LIMITS).`;
+      }
+    } else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (c === " " && /^ (eq|ne|gt|ge|lt|le) /i.test(text.slice(i, i + 4))) conditions++;
+    if (conditions > FILTER_LIMITS.conditions) {
+      return `$filter holds more than ${FILTER_LIMITS.conditions} conditions (comparisons and function calls; the one at character ${i + 1} is over), the most this service reads (A-LIMITS).`;
+    }
+  }
+  return undefined;
+}
+
 /** Reads the list parameters of a query string; the fields are the info object's. */
 export function parseListQuery(query: Params, fields: readonly string[]): ParsedQuery {
   const fail = (parameter: string, message: string): ParsedQuery => ({ ok: false, parameter, message });
@@ -40,6 +81,12 @@ export function parseListQuery(query: Params, fields: readonly string[]): Parsed
     out[name === "$skip" ? "skip" : "top"] = Number(v);
   }
   const orderby = query.get("$orderby")?.[0];
+  if (orderby !== undefined && orderby.length > MAX_ORDERBY_CHARACTERS) {
+    return fail(
+      "$orderby",
+      `$orderby is ${orderby.length} characters long, more than the ${MAX_ORDERBY_CHARACTERS} this service reads (A-LIMITS).`,
+    );
+  }
   if (orderby !== undefined) {
     out.orderBy = [];
     let offset = 0;
@@ -57,6 +104,8 @@ export function parseListQuery(query: Params, fields: readonly string[]): Parsed
     }
   }
   const filter = query.get("$filter")?.[0];
+  const beyond = filter === undefined ? undefined : filterBeyondLimits(filter);
+  if (beyond) return fail("$filter", beyond);
   if (filter !== undefined) {
     let tree: Node;
     try {

@@ -280,7 +280,9 @@ function deleteObject(op: Operation): Next {
   };
 }
 
-type Read = { ok: true; object: Record<string, unknown>; ignored: readonly string[] } | { ok: false; response: MockResponse };
+type Read =
+  | { ok: true; object: Record<string, unknown>; ignored: readonly string[] }
+  | { ok: false; response: MockResponse };
 
 /**
  * Decodes and validates a body against the collection's request schema, filling in defaults

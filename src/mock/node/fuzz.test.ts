@@ -101,6 +101,14 @@ const query = fc.oneof(
     )
     .map((pairs) => `?${new URLSearchParams(pairs)}`),
   fc.string({ maxLength: 30 }).map((s) => `?${encodeURIComponent(s)}`),
+  // Filters nested or long enough to hold a parser for seconds, once: refused by their length,
+  // depth or number of conditions before they are parsed.
+  fc
+    .tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 1, max: 60 }))
+    .map(
+      ([open, close, terms]) =>
+        `?${new URLSearchParams({ $filter: `${"(".repeat(open)}${Array.from({ length: terms }, (_, i) => `Name eq 'x${i}'`).join(" or ")}${")".repeat(close)}` })}`,
+    ),
 );
 // Half the paths follow the API's own shapes with one slot or more filled at random, so
 // the generator reaches the handlers behind routing; the rest are free.
@@ -116,7 +124,15 @@ const shaped = fc
     ([v, shape, db, id, oauth]) => `/${v}/${shape.replace("{db}", db).replace("{id}", id).replace("{oauth}", oauth)}`,
   );
 const free = fc.array(segment, { minLength: 1, maxLength: 6 }).map((s) => `/${s.join("/")}`);
-const path = fc.tuple(fc.oneof(shaped, free), query).map(([p, q]) => `${p}${q}`);
+// The mock's own paths spelled every way a client can: case, percent-encoding, dot segments, doubled slashes.
+const spelled = fc
+  .tuple(
+    fc.constantFrom("__mock", "__MOCK", "%5f%5fmock", "%5F%5Fmock", "__Mock"),
+    fc.constantFrom("", "/", "/.", "/x/..", "//", "/%2e"),
+    fc.constantFrom("applications", "rules", "reset", "clock", "tokens", "scenarios/csrf-off", "", "dashboard.js"),
+  )
+  .map(([root, noise, rest]) => `/${root}${noise}/${rest}`);
+const path = fc.tuple(fc.oneof(shaped, free, spelled), query).map(([p, q]) => `${p}${q}`);
 const method = fc.constantFrom("GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "TRACE", "BREW");
 // Header values as bytes a client could send: printable ASCII and bytes beyond it, never CR or LF.
 const headerValue = fc.oneof(

@@ -3,8 +3,8 @@
 // rule is read from the mock's rules at the moment it is applied.
 import { randomFillSync } from "node:crypto";
 import type { TokenCheck, TokenVerifier } from "../bearer.ts";
-import { isoTime } from "../clock.ts";
 import type { Journal, StoredToken } from "../changes.ts";
+import { isoTime } from "../clock.ts";
 import {
   MAX_ACCESS_TOKENS,
   MAX_ACCESS_TOKENS_PER_CLIENT,
