@@ -3,6 +3,7 @@
 // applications and tokens. A snapshot is the same kind of lines, starting with
 // "clear", that rebuild the whole state.
 import type { ResourceModel } from "../../contract/index.ts";
+import { registrableRedirectUri } from "./oauth/registry.ts";
 import type { StoredObject } from "./store.ts";
 
 /** An application as the portal keeps it (oauth/registry.ts). */
@@ -117,15 +118,25 @@ export function changeProblem(
       );
     case "app": {
       const a = v.app;
-      return needs(
+      const shape = needs(
         isObject(a) &&
           isText(a.clientId) &&
+          a.clientId !== "" &&
           isText(a.clientSecret) &&
+          a.clientSecret !== "" &&
           isText(a.name) &&
           isText(a.redirectUri) &&
           (a.status === "pending" || a.status === "Actief"),
-        'an "app" with clientId, clientSecret, name, redirectUri and status',
+        'an "app" with clientId, clientSecret (not empty), name, redirectUri and status',
       );
+      if (shape) return shape;
+      // Checked as the portal checks a registration: a stored line is live input of an earlier day.
+      const uri = registrableRedirectUri((a as { redirectUri: string }).redirectUri);
+      if (!uri.ok) return `its application's redirectUri ${uri.problem}`;
+      if (uri.uri !== (a as { redirectUri: string }).redirectUri) {
+        return "its application's redirectUri is not written as the portal stores one (percent-encoded, its host in punycode)";
+      }
+      return undefined;
     }
     case "token": {
       const r = v.record;

@@ -6,11 +6,16 @@
 // it gives the same state (every change sets whole values), so a crash between
 // the rename and the emptying loses nothing.
 import * as fs from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { type Change, changeProblem, type Journal, StorageError } from "../core/changes.ts";
 
 export const SNAPSHOT_FILE = "snapshot.jsonl";
 export const JOURNAL_FILE = "journal.jsonl";
+/** The snapshot's form: 2 begins with {"op":"clear","form":2} and ends with {"op":"end","lines":n}. */
+const SNAPSHOT_FORM = 2;
+/** Who holds the directory: one mock process at a time (decision 0007). */
+export const LOCK_FILE = "bawa.lock";
 /** The journal of versions before snapshots: read once, folded into the first snapshot. */
 const OLD_JOURNAL_FILE = "customers.journal.jsonl";
 /** The journal is folded into a new snapshot once it is larger than this and than the snapshot. */
@@ -52,13 +57,23 @@ export class DataDir implements Journal {
     this.dir = dir;
     this.#opts = opts;
     this.#ops = opts.ops ?? fs;
-    fs.mkdirSync(dir, { recursive: true });
     this.journalPath = join(dir, JOURNAL_FILE);
     this.snapshotPath = join(dir, SNAPSHOT_FILE);
-    // A compaction that did not finish left its temporary file; the old snapshot and the journal are whole.
-    fs.rmSync(`${this.snapshotPath}.tmp`, { force: true });
-    this.#fd = fs.openSync(this.journalPath, fs.constants.O_RDWR | fs.constants.O_CREAT);
+    usable(dir);
+    this.#unlock = lock(dir, opts.warn);
+    try {
+      // A compaction that did not finish left its temporary file; the old snapshot and the journal are whole.
+      fs.rmSync(`${this.snapshotPath}.tmp`, { force: true });
+      // O_APPEND as well: whatever else might write here, a change is never written into another.
+      this.#fd = fs.openSync(this.journalPath, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND);
+    } catch (err) {
+      this.#unlock();
+      throw new DataDirError(`${dir}: ${sentenceOf(err, "the journal can not be opened")}`);
+    }
   }
+
+  /** Gives the directory up: the lock file goes. */
+  readonly #unlock: () => void;
 
   /**
    * Reads the snapshot, then the journal, handing each change to `apply`. A torn last line of
@@ -66,6 +81,16 @@ export class DataDir implements Journal {
    * is appended; damage anywhere else stops the start, naming the file, the line and the fix.
    */
   load(apply: (change: Change) => void): void {
+    try {
+      this.#load(apply);
+    } catch (err) {
+      // A start that stops leaves the directory to the next one.
+      this.close();
+      throw err;
+    }
+  }
+
+  #load(apply: (change: Change) => void): void {
     const old = join(this.dir, OLD_JOURNAL_FILE);
     if (fs.existsSync(this.snapshotPath)) {
       this.#snapshotSize = this.#read(this.snapshotPath, apply, "snapshot").whole;
@@ -136,12 +161,17 @@ export class DataDir implements Journal {
         chunk = [];
         chunkBytes = 0;
       };
+      let lines = 0;
       for (const change of this.#snapshot()) {
-        const line = `${JSON.stringify(change)}\n`;
+        // The first line says which form the snapshot has: from form 2 on, it must end with its end line.
+        const line = `${JSON.stringify(lines === 0 && change.op === "clear" ? { ...change, form: SNAPSHOT_FORM } : change)}\n`;
         chunk.push(line);
         chunkBytes += line.length;
+        lines++;
         if (chunkBytes >= CHUNK) flush();
       }
+      // The last line says the snapshot is whole: one cut at a line boundary is refused at start.
+      chunk.push(`${JSON.stringify({ op: "end", lines })}\n`);
       flush();
       this.#ops.fsyncSync(fd);
     } catch (err) {
@@ -169,8 +199,10 @@ export class DataDir implements Journal {
   }
 
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
     fs.closeSync(this.#fd);
+    this.#unlock();
   }
 
   #closed = false;
@@ -216,6 +248,9 @@ export class DataDir implements Journal {
     let rest = Buffer.alloc(0);
     let whole = 0;
     let line = 0;
+    let changes = 0;
+    let ended: number | undefined;
+    let form = 1;
     try {
       for (;;) {
         const n = fs.readSync(fd, buf, 0, CHUNK, null);
@@ -233,9 +268,27 @@ export class DataDir implements Journal {
           } catch (err) {
             throw damaged(line, `is not JSON (${(err as Error).message})`);
           }
+          if (ended !== undefined) throw damaged(line, "follows the snapshot's end line");
+          if (kind === "snapshot" && isEnd(value)) {
+            if (value.lines !== changes) {
+              throw damaged(line, `ends the snapshot after ${value.lines} lines, but ${changes} came before it`);
+            }
+            ended = line;
+            continue;
+          }
           if (this.#opts.upgrade) value = this.#opts.upgrade(value);
           const problem = changeProblem(value, this.#opts.objectProblem);
           if (problem) throw damaged(line, `is not a change: ${problem}`);
+          if (kind === "snapshot" && changes === 0) {
+            if ((value as Change).op !== "clear") {
+              throw damaged(
+                line,
+                'is not "clear": a snapshot begins with it (this file is no snapshot, or lost its start)',
+              );
+            }
+            form = Number((value as { form?: unknown }).form ?? 1);
+          }
+          changes++;
           apply(value as Change);
         }
         rest = Buffer.from(data);
@@ -245,9 +298,29 @@ export class DataDir implements Journal {
     }
     if (rest.length > 0 && kind === "snapshot")
       throw damaged(line + 1, "is cut short (a snapshot is renamed into place only when whole)");
+    if (kind === "snapshot" && changes === 0) {
+      throw damaged(1, 'is missing: the snapshot is empty (a snapshot holds at least its "clear" line)');
+    }
+    if (kind === "snapshot" && ended === undefined) {
+      if (form >= SNAPSHOT_FORM) {
+        throw damaged(
+          line + 1,
+          `is missing: the snapshot ends without its end line after ${changes} lines, so it was cut short`,
+        );
+      }
+      // Snapshots of versions before the end line have none: read, and given one at the next compaction.
+      this.#opts.warn?.(`${path}: has no end line (written by an earlier version); read as it is`);
+    }
     return { whole, torn: rest.length };
   }
 }
+
+/** The last line of a snapshot: how many lines came before it. */
+const isEnd = (v: unknown): v is { op: "end"; lines: number } =>
+  typeof v === "object" &&
+  v !== null &&
+  (v as { op?: unknown }).op === "end" &&
+  typeof (v as { lines?: unknown }).lines === "number";
 
 /** Makes a rename in `dir` durable (the directory entry itself). */
 function syncDir(dir: string): void {
@@ -260,4 +333,111 @@ function syncDir(dir: string): void {
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** Why a directory can not be used, in a sentence, from a failed file operation. */
+export function sentenceOf(err: unknown, what: string): string {
+  const e = err as NodeJS.ErrnoException;
+  const why =
+    e.code === "EROFS"
+      ? "it is on a read-only file system"
+      : e.code === "EACCES" || e.code === "EPERM"
+        ? "this user may not write there"
+        : e.code === "ENOTDIR"
+          ? "a part of the path is a file, not a directory"
+          : e.code === "ENOSPC"
+            ? "the disk is full"
+            : (e.message ?? String(err));
+  return `${what}: ${why} (${e.code ?? "error"}). Give --data-dir a directory this mock may write, or leave it out to keep the state in memory.`;
+}
+
+/** The directory exists (made when missing) and may be written; else a DataDirError in words. */
+function usable(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new DataDirError(
+      `${dir} can not be the data directory: ${sentenceOf(err, "it can not be written").replace(/^it can not be written: /, "")}`,
+    );
+  }
+}
+
+interface Holder {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists and belongs to another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/**
+ * Takes the directory for this process: a lock file made with O_EXCL holds our pid. A lock of a
+ * live process refuses the start, naming it; one left by a process that died (SIGKILL, a crash)
+ * is moved aside and taken over, saying so. Returns how to give the directory up (also done when
+ * the process exits).
+ */
+function lock(dir: string, warn?: (message: string) => void): () => void {
+  const path = join(dir, LOCK_FILE);
+  const mine: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.writeFileSync(path, `${JSON.stringify(mine)}\n`, { flag: "wx" });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new DataDirError(`${dir}: ${sentenceOf(err, "the lock file can not be made")}`);
+      }
+    }
+    let held: Partial<Holder> = {};
+    try {
+      held = JSON.parse(fs.readFileSync(path, "utf8")) as Partial<Holder>;
+    } catch {
+      // Half-written by a process that died in the middle: nobody holds it.
+    }
+    const sameHost = held.host === undefined || held.host === mine.host;
+    if (typeof held.pid === "number" && sameHost && alive(held.pid)) {
+      throw new DataDirError(
+        `the data directory ${dir} is in use by bawa mock process ${held.pid}${held.pid === process.pid ? " (this one)" : ""}, started ${held.since ?? "at an unknown time"}: one mock keeps one directory, or acknowledged changes would be lost. Stop that mock, or give this one another --data-dir. (If no such mock runs, delete ${path}.)`,
+      );
+    }
+    if (!sameHost) {
+      throw new DataDirError(
+        `the data directory ${dir} is held by bawa mock process ${held.pid} on ${held.host}: stop it there, or delete ${path} if it no longer runs.`,
+      );
+    }
+    if (attempt >= 3)
+      throw new DataDirError(`the data directory ${dir}: the lock ${path} could not be taken; try again`);
+    // Stale: moved aside (atomically: of two starts only one moves it) and taken on the next turn.
+    try {
+      fs.renameSync(path, `${path}.stale-${process.pid}`);
+      fs.rmSync(`${path}.stale-${process.pid}`, { force: true });
+      warn?.(
+        `${dir}: took over the lock of bawa mock process ${held.pid ?? "?"}, which no longer runs (it stopped without giving the directory up)`,
+      );
+    } catch {
+      // Another start moved it first; the next turn sees who holds it now.
+    }
+  }
+  const release = () => {
+    try {
+      const held = JSON.parse(fs.readFileSync(path, "utf8")) as Partial<Holder>;
+      if (held.pid === process.pid) fs.rmSync(path, { force: true });
+    } catch {
+      // Gone already.
+    }
+  };
+  process.once("exit", release);
+  return () => {
+    process.off("exit", release);
+    release();
+  };
 }
