@@ -9,8 +9,8 @@
 import { apiBase } from "../lib/config.ts";
 import { asMonthDayYear } from "../lib/findings.ts";
 import { send } from "../lib/http.ts";
-import { described } from "../lib/names.ts";
-import { NOT_APPLICABLE } from "../lib/requirements.ts";
+import { described, valueNamed } from "../lib/names.ts";
+import { NOT_APPLICABLE, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
 import {
   bodyOf,
   changeableProperty,
@@ -28,7 +28,7 @@ import { covers, coversWriting, expect, test } from "../lib/test.ts";
 /** A check's details for one resource: its requirements and the resource as the matrix row's subject. */
 const about = (r: Resource, details: { tag: string[] }) => ({
   ...details,
-  annotation: { type: "subject", description: r.name },
+  annotation: { type: SUBJECT_ANNOTATION, description: r.name },
 });
 const absentId = () => `ZZ${Date.now().toString(36).slice(-6)}`;
 
@@ -64,6 +64,9 @@ for (const r of resources("editable")) {
       // Whatever GET said, the object goes again: found by its unique name where a list shows it.
       await cleanUp(api, target, r, auth, id!, name ? body[name] : undefined);
       expect(read.status, `${read.call}: the address POST named`).toBe(200);
+      if (name) {
+        expect(valueNamed(read.json(), name), `${read.call} reads the object POST created`).toBe(body[name]);
+      }
     },
   );
 
@@ -199,7 +202,7 @@ async function aRead(
   const id = lifecycle(api, t, r, auth).idOf(first);
   test.skip(
     id === undefined,
-    `not verifiable here: no ${r.collection.name} to read (${list ? `${list.name} shows none` : "no list shows them"})`,
+    `${NOT_VERIFIED}no ${r.collection.name} to read (${list ? `${list.name} shows none` : "no list shows them"})`,
   );
   return { url: urlOf(t, r.op.read!, id, letter), done: async () => undefined };
 }

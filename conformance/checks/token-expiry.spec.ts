@@ -1,6 +1,7 @@
 // Access tokens live 7200 seconds.
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
+import { NOT_VERIFIED } from "../lib/requirements.ts";
 import { covers, expect, needLogin, test } from "../lib/test.ts";
 import { codeFlow } from "../lib/tokens.ts";
 
@@ -11,7 +12,7 @@ test(
     needLogin(target);
     test.skip(
       !clock.available && !target.waitForExpiry,
-      "not verifiable here: the target has no GET/POST /__mock/clock to move time; set CONFORMANCE_WAIT_FOR_EXPIRY=1 to really wait 7200 s",
+      `${NOT_VERIFIED}the target has no GET/POST /__mock/clock to move time; set CONFORMANCE_WAIT_FOR_EXPIRY=1 to really wait 7200 s`,
     );
     if (!clock.available) test.setTimeout(7500_000);
     const { access_token } = (await codeFlow(api, browser, target)).json();

@@ -7,20 +7,32 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { parse } from "yaml";
 import type { Kind } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
-import { NOT_CHECKED, READ_ONLY, type Requirement, requirements, requirementTag } from "./requirements.ts";
+import {
+  NOT_APPLICABLE,
+  NOT_CHECKED,
+  READ_ONLY,
+  type Requirement,
+  requirements,
+  requirementTag,
+  SUBJECT_ANNOTATION,
+} from "./requirements.ts";
 
+/** Row verdicts, worst first: the order reports list them in. */
 const VERDICTS = [
-  "passed",
   "failed",
-  "not checked",
-  "skipped",
   "uncovered",
-  "not selected",
-  "not run (read-only)",
-  "expected failure",
   "unexpected pass",
+  "not verified",
+  "not checked",
+  "not run (read-only)",
+  "passed",
+  "expected failure",
+  "not applicable",
+  "not selected",
 ] as const;
 type Verdict = (typeof VERDICTS)[number];
+/** Verdicts that fail a run by themselves. */
+const FAILING: readonly Verdict[] = ["failed", "uncovered", "unexpected pass"];
 
 /** A known-results profile: requirements expected to fail on a given kind of target, with the reason. */
 interface Profile {
@@ -33,11 +45,30 @@ interface CheckOutcome {
   file: string;
   status: TestResult["status"] | "not run";
   reason?: string;
+  /** Playwright's id of the check: its report and trace are at html/index.html#?testId=<id>. */
+  testId?: string;
 }
 
+/**
+ * One row of the matrix: a requirement, or a requirement for one subject (a resource of the
+ * contract) when its checks name one (`SVC-METHODS · Supplier`).
+ */
 export interface MatrixRow extends Requirement {
+  /** `SVC-METHODS` or `SVC-METHODS · Supplier`: how reports name the row. */
+  row: string;
+  subject?: string;
   verdict: Verdict;
   checks: CheckOutcome[];
+}
+
+/** A failed check, as the reports list them first. */
+export interface Failure {
+  row: string;
+  check: string;
+  file: string;
+  /** The first line of the error. */
+  error: string;
+  testId?: string;
 }
 
 export interface Summary {
@@ -45,11 +76,22 @@ export interface Summary {
   kinds: Kind[];
   startedAt: string;
   verdict: "passed" | "failed";
+  /** Why the verdict is what it is, in sentences: failures, nothing verified, strict. */
+  because: string[];
+  /** CONFORMANCE_STRICT=1: anything not verified fails the run too. */
+  strict: boolean;
   totals: Record<Verdict, number>;
   /** Requests the checks sent to the target, and how many of them met 429/503. */
   requests: RequestCounts;
+  failures: Failure[];
+  /** The settings that the checks not verified said they needed. */
+  missingSettings: string[];
   requirements: MatrixRow[];
 }
+
+/** The subject a check names (a resource of the contract), from its annotation. */
+export const subjectOf = (test: Pick<TestCase, "annotations">) =>
+  test.annotations.find((a) => a.type === SUBJECT_ANNOTATION)?.description;
 
 /** The tests of one project (one target) by requirement tag, and how its matrix is judged. */
 interface ProjectRun {
@@ -134,6 +176,7 @@ export default class MatrixReporter implements Reporter {
       file: test.location.file.split(/[\\/]/).pop()!,
       status: result.status,
       ...(reason ? { reason } : {}),
+      testId: test.id,
     });
     const run = this.#projects.find((p) => p.name === test.parent.project()?.name);
     // This attempt's own counts: a check retried by Playwright sent its requests again.
@@ -179,6 +222,7 @@ export default class MatrixReporter implements Reporter {
         profile,
         result,
         startedAt: this.#startedAt,
+        shard: process.env.CONFORMANCE_SHARD !== undefined,
       });
       anyFailed ||= summary.verdict === "failed";
       const dir = several ? join(this.#outputDir, "targets", run.name) : this.#outputDir;
@@ -197,39 +241,112 @@ export default class MatrixReporter implements Reporter {
 function summarize(
   run: ProjectRun,
   outcomes: Map<TestCase, CheckOutcome>,
-  opts: { filtered: boolean; profile: Profile | undefined; result: FullResult; startedAt: Date },
+  opts: { filtered: boolean; profile: Profile | undefined; result: FullResult; startedAt: Date; shard: boolean },
 ): Summary {
   const { profile } = opts;
-  const rows: MatrixRow[] = [...requirements().values()].map((r) => {
+  const rows: MatrixRow[] = [];
+  for (const r of requirements().values()) {
     const tests = run.tests.get(requirementTag(r.id)) ?? [];
-    const checks = tests.map(
-      (t) =>
-        outcomes.get(t) ?? { title: t.title, file: t.location.file.split(/[\\/]/).pop()!, status: "not run" as const },
-    );
-    let verdict = verdictOf(r, checks, run.kinds, opts.filtered);
-    const expected = profile?.expectedFailures[r.id];
-    if (expected !== undefined) {
-      if (verdict === "failed") verdict = "expected failure";
-      else if (verdict === "passed") verdict = "unexpected pass";
-      for (const c of checks) {
-        if (c.status !== "passed" && c.status !== "skipped") {
-          c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
+    // A requirement whose checks name subjects has a row per subject, in the order they came.
+    const bySubject = new Map<string | undefined, TestCase[]>();
+    for (const t of tests) bySubject.set(subjectOf(t), [...(bySubject.get(subjectOf(t)) ?? []), t]);
+    if (bySubject.size === 0) bySubject.set(undefined, []);
+    for (const [subject, ofSubject] of bySubject) {
+      const checks = ofSubject.map(
+        (t) =>
+          outcomes.get(t) ?? {
+            title: t.title,
+            file: t.location.file.split(/[\\/]/).pop()!,
+            status: "not run" as const,
+            testId: t.id,
+          },
+      );
+      let verdict = verdictOf(r, checks, run.kinds, opts.filtered);
+      const expected = profile?.expectedFailures[r.id];
+      if (expected !== undefined) {
+        if (verdict === "failed") verdict = "expected failure";
+        else if (verdict === "passed") verdict = "unexpected pass";
+        for (const c of checks) {
+          if (c.status !== "passed" && c.status !== "skipped") {
+            c.reason = `expected on ${profile!.name}: ${expected} (${c.reason ?? c.status})`;
+          }
         }
       }
+      rows.push({
+        ...r,
+        row: subject === undefined ? r.id : `${r.id} · ${subject}`,
+        ...(subject === undefined ? {} : { subject }),
+        checks,
+        verdict,
+      });
     }
-    return { ...r, checks, verdict };
-  });
+  }
   const totals = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const row of rows) totals[row.verdict]++;
-  const broken = opts.result.status === "interrupted" || opts.result.status === "timedout";
-  const failed = broken || totals.failed > 0 || totals.uncovered > 0 || totals["unexpected pass"] > 0;
+  const failures: Failure[] = rows
+    .filter((r) => FAILING.includes(r.verdict))
+    .flatMap((r) =>
+      r.verdict === "uncovered"
+        ? [{ row: r.row, check: "(no check)", file: r.file, error: uncoveredHint(r) }]
+        : r.verdict === "unexpected pass"
+          ? [
+              {
+                row: r.row,
+                check: "(profile)",
+                file: r.file,
+                error: "listed as an expected failure in the profile, but passed",
+              },
+            ]
+          : r.checks
+              .filter((c) => c.status !== "passed" && c.status !== "skipped")
+              .map((c) => ({
+                row: r.row,
+                check: c.title,
+                file: c.file,
+                error: (
+                  c.reason ?? (c.status === "not run" ? "the run stopped before this check ran" : c.status)
+                ).split(" · ")[0]!,
+                ...(c.testId ? { testId: c.testId } : {}),
+              })),
+    );
+  const missingSettings = [
+    ...new Set(
+      rows
+        .filter((r) => r.verdict === "not verified")
+        .flatMap((r) => r.checks.flatMap((c) => c.reason?.match(/CONFORMANCE_[A-Z_]+/g) ?? [])),
+    ),
+  ].sort();
+  const strict = process.env.CONFORMANCE_STRICT === "1";
+  const because: string[] = [];
+  if (opts.result.status === "interrupted" || opts.result.status === "timedout") {
+    because.push(
+      `the run was ${opts.result.status === "timedout" ? "timed out" : "interrupted"} before every check ended`,
+    );
+  }
+  const failing = totals.failed + totals.uncovered + totals["unexpected pass"];
+  if (failing > 0) because.push(`${failing} ${failing === 1 ? "requirement" : "requirements"} failed`);
+  // Nothing verified is not a pass: a pipeline whose settings are missing must not go green.
+  // A shard is judged by the merge of all shards; a profile's run by its expected results.
+  if (failing === 0 && totals.passed === 0 && !opts.shard && !profile) {
+    because.push(
+      `nothing was verified: ${totals["not verified"]} requirements could not be checked${missingSettings.length ? `; ${missingSettings.join(", ")} would let them run` : ""}`,
+    );
+  }
+  const unverified = totals["not verified"] + totals["not run (read-only)"];
+  if (strict && unverified > 0) {
+    because.push(`${unverified} requirements were not verified, and the run is strict (CONFORMANCE_STRICT=1)`);
+  }
   return {
     target: run.target,
     kinds: run.kinds,
     startedAt: opts.startedAt.toISOString(),
-    verdict: failed ? "failed" : "passed",
+    verdict: because.length > 0 ? "failed" : "passed",
+    because,
+    strict,
     totals,
     requests: run.requests,
+    failures,
+    missingSettings,
     requirements: rows,
   };
 }
@@ -248,7 +365,10 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
   if (checks.some((c) => c.status === "passed")) return "passed";
   // Skipped because another requirement's finding makes the check meaningless (names, dates).
   if (checks.some((c) => c.reason?.startsWith(NOT_CHECKED))) return "not checked";
-  return "skipped";
+  // Nothing of the contract it applies to (a generic rule with no resource of its kind).
+  if (checks.every((c) => c.reason?.startsWith(NOT_APPLICABLE))) return "not applicable";
+  // A setting missing, a target that can not show it: never a pass, never a failure.
+  return "not verified";
 }
 
 const ESC = String.fromCharCode(27);
@@ -256,51 +376,47 @@ const stripAnsi = (s: string) => s.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g
 const ICON: Record<Verdict, string> = {
   passed: "✔",
   failed: "✘",
-  "not checked": "◌",
-  skipped: "–",
   uncovered: "✘",
-  "not selected": "·",
+  "unexpected pass": "✘",
+  "not verified": "?",
+  "not checked": "◌",
   "not run (read-only)": "○",
   "expected failure": "○",
-  "unexpected pass": "✘",
+  "not applicable": "–",
+  "not selected": "·",
 };
 
+/** Why a row that is neither passed nor failed is so: its first check's reason. */
+const whyOf = (r: MatrixRow) =>
+  r.checks.find((c) => c.reason)?.reason ?? (r.checks.some((c) => c.status === "not run") ? "not run" : "");
+
+/** The verdict in one line: PASSED or FAILED, and why. */
+const headline = (s: Summary) =>
+  `Verdict: ${s.verdict.toUpperCase()}${s.because.length ? ` — ${s.because.join("; ")}` : ""}.`;
+
 function terminal(s: Summary, dir: string): string {
-  const lines = [
-    "",
-    `Requirements (${s.kinds.join(", ")}) against ${s.target}:`,
-    `  ${counts(s)}`,
-    `  requests: ${countsText(s.requests)}`,
-  ];
+  const lines = ["", `Requirements (${s.kinds.join(", ")}) against ${s.target}:`, `  ${headline(s)}`];
+  if (s.failures.length > 0) {
+    lines.push("  Failures:");
+    for (const f of s.failures) lines.push(`    ✘ ${f.row} — ${f.check}: ${f.error.slice(0, 240)}`);
+  }
+  const notVerified = s.requirements.filter((r) => r.verdict === "not verified" || r.verdict === "not checked");
+  if (notVerified.length > 0) {
+    lines.push(`  Not verified (${notVerified.length}):`);
+    for (const r of notVerified.slice(0, 30)) lines.push(`    ${ICON[r.verdict]} ${r.row}: ${whyOf(r).slice(0, 200)}`);
+    if (notVerified.length > 30) lines.push(`    ... and ${notVerified.length - 30} more (matrix.md)`);
+  }
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
     lines.push(
       `  profile: ${s.totals["expected failure"]} expected failures, ${s.totals["unexpected pass"]} unexpected passes (update the profile when a limitation is gone)`,
     );
   }
-  for (const r of s.requirements.filter(
-    (r) =>
-      r.verdict === "failed" ||
-      r.verdict === "uncovered" ||
-      r.verdict === "skipped" ||
-      r.verdict === "not checked" ||
-      r.verdict === "unexpected pass",
-  )) {
-    const why =
-      r.verdict === "uncovered"
-        ? uncoveredHint(r)
-        : r.verdict === "unexpected pass"
-          ? "listed as an expected failure in the profile, but passed"
-          : (r.checks.find((c) => c.reason)?.reason ??
-            (r.checks.some((c) => c.status === "not run") ? "the run stopped before its checks ran" : ""));
-    lines.push(`  ${ICON[r.verdict]} ${r.id} [${r.kind}] ${r.verdict}: ${why}`);
-  }
-  lines.push(
-    `Verdict: ${s.verdict.toUpperCase()}. Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`,
-  );
+  lines.push(`  ${counts(s)}`, `  requests: ${countsText(s.requests)}`);
+  lines.push(`Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`);
   return lines.join("\n");
 }
 
-/** The totals of a matrix in words, leaving out verdicts nobody got. */
+/** The totals of a matrix in words, worst first, leaving out verdicts nobody got. */
 const counts = (s: Summary) =>
   VERDICTS.filter((v) => s.totals[v] > 0 || v === "passed" || v === "failed")
     .map((v) => `${s.totals[v]} ${v}`)
@@ -311,24 +427,39 @@ const uncoveredHint = (r: Requirement) =>
   `no check covers this requirement; add one with covers("${r.id}") to conformance/checks/${r.file}`;
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const anchor = (row: string) => `row-${row.replace(/[^A-Za-z0-9-]+/g, "-")}`;
 
 function markdown(s: Summary): string {
   const rows = s.requirements.map((r) => {
     const checks =
       r.checks.map((c) => `${c.file}: ${c.title} (${c.status}${c.reason ? `: ${c.reason}` : ""})`).join("<br>") || "—";
-    return `| ${r.id} | ${r.kind} | ${cell(r.section)} | ${cell(r.text)} | ${cell(checks)} | ${ICON[r.verdict]} ${r.verdict} |`;
+    return `| ${ICON[r.verdict]} ${r.verdict} | ${r.row} | ${r.kind} | ${cell(r.text)} (${cell(r.section)}) | ${cell(checks)} |`;
   });
   return [
     "# Conformance: requirements matrix",
     "",
-    `Target: ${s.target} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt} · verdict **${s.verdict}**`,
+    `**${headline(s)}**`,
     "",
+    `Target: ${s.target} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt}${s.strict ? " · strict" : ""}`,
+    "",
+    ...(s.failures.length
+      ? [
+          "## Failures",
+          "",
+          "| requirement | check | error |",
+          "|---|---|---|",
+          ...s.failures.map((f) => `| ${f.row} | ${cell(f.check)} | ${cell(f.error.slice(0, 300))} |`),
+          "",
+        ]
+      : []),
     `${counts(s)}.`,
     "",
     `Requests: ${countsText(s.requests)}.`,
     "",
-    "| requirement | kind | section | rule | checks | result |",
-    "|---|---|---|---|---|---|",
+    "## Every requirement",
+    "",
+    "| result | requirement | kind | rule (section) | checks |",
+    "|---|---|---|---|---|",
     ...rows,
     "",
   ].join("\n");
@@ -338,15 +469,23 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&l
 const COLOR: Record<Verdict, string> = {
   passed: "#e6f4ea",
   failed: "#fce8e6",
-  "not checked": "#f3e8fd",
-  skipped: "#fef7e0",
   uncovered: "#fce8e6",
-  "not selected": "#f1f3f4",
+  "unexpected pass": "#fce8e6",
+  "not verified": "#fef7e0",
+  "not checked": "#f3e8fd",
   "not run (read-only)": "#e8eaed",
   "expected failure": "#eef3fd",
-  "unexpected pass": "#fce8e6",
+  "not applicable": "#f1f3f4",
+  "not selected": "#f1f3f4",
 };
+const report = (testId: string | undefined) =>
+  testId ? ` <a href="html/index.html#?testId=${encodeURIComponent(testId)}">report and trace</a>` : "";
 
+/**
+ * The matrix for a person: the verdict and its failures first, each linked to its row and to
+ * Playwright's report; then every row, the result column first, in a table that fits a 1280 px
+ * window (fixed layout, long texts wrap).
+ */
 function html(s: Summary): string {
   const rows = s.requirements
     .map((r) => {
@@ -354,20 +493,50 @@ function html(s: Summary): string {
         r.checks
           .map(
             (c) =>
-              `<li><code>${esc(c.file)}</code> ${esc(c.title)} — <b>${esc(c.status)}</b>${c.reason ? `: ${esc(c.reason)}` : ""}</li>`,
+              `<li><code>${esc(c.file)}</code> ${esc(c.title)} — <b>${esc(c.status)}</b>${c.reason ? `: ${esc(c.reason)}` : ""}${c.status === "failed" || c.status === "timedOut" ? report(c.testId) : ""}</li>`,
           )
           .join("") || "<li>no check</li>";
-      return `<tr style="background:${COLOR[r.verdict]}"><td><code>${esc(r.id)}</code></td><td>${esc(r.kind)}</td><td>${esc(r.section)}</td><td>${esc(r.text)}</td><td><ul>${checks}</ul></td><td>${ICON[r.verdict]} ${esc(r.verdict)}</td></tr>`;
+      return `<tr id="${anchor(r.row)}" class="verdict-${r.verdict.replace(/[^a-z]+/g, "-")}" style="background:${COLOR[r.verdict]}"><td class="result">${ICON[r.verdict]} ${esc(r.verdict)}</td><td><code>${esc(r.id)}</code>${r.subject ? `<br><span class="subject">· ${esc(r.subject)}</span>` : ""}<br><span class="kind">${esc(r.kind)}</span></td><td>${esc(r.text)}<br><span class="section">${esc(r.section)}</span></td><td><ul>${checks}</ul></td></tr>`;
     })
     .join("\n");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Conformance matrix: ${esc(s.verdict)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.35rem;vertical-align:top;font-size:.9rem}ul{margin:0;padding-left:1rem}td:first-child,td:last-child{white-space:nowrap}</style></head>
-<body><h1>Conformance: requirements matrix — ${esc(s.verdict)}</h1>
-<p>Target <code>${esc(s.target)}</code>, kinds ${esc(s.kinds.join(", "))}, started ${esc(s.startedAt)}.
-${counts(s)}.
+  const failures = s.failures.length
+    ? `<section id="failures"><h2>Failures (${s.failures.length})</h2><ol>${s.failures
+        .map(
+          (f) =>
+            `<li><a href="#${anchor(f.row)}"><code>${esc(f.row)}</code></a> — ${esc(f.check)}: <span class="error">${esc(f.error.slice(0, 400))}</span>${report(f.testId)}</li>`,
+        )
+        .join("")}</ol></section>`
+    : "";
+  const unverified = s.requirements.filter((r) => r.verdict === "not verified" || r.verdict === "not checked");
+  const notVerified = unverified.length
+    ? `<section id="not-verified"><h2>Not verified (${unverified.length})</h2><ul>${unverified
+        .map((r) => `<li><a href="#${anchor(r.row)}"><code>${esc(r.row)}</code></a>: ${esc(whyOf(r))}</li>`)
+        .join("")}</ul></section>`
+    : "";
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Conformance matrix: ${esc(s.verdict)}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}
+h1{font-size:1.4rem}h2{font-size:1.1rem}
+.verdict{font-size:1.15rem;padding:.6rem .8rem;border-radius:4px}
+.verdict.failed{background:#fce8e6;border:1px solid #e0a0a0}.verdict.passed{background:#e6f4ea;border:1px solid #9ccca8}
+table{border-collapse:collapse;width:100%;table-layout:fixed}
+td,th{border:1px solid #ccc;padding:.35rem;vertical-align:top;font-size:.85rem;text-align:left}
+col.result{width:9rem}col.requirement{width:14rem}col.rule{width:34%}
+ul,ol{margin:0;padding-left:1.1rem}code{overflow-wrap:anywhere}
+.subject,.kind,.section{color:#5b6475;font-size:.8rem}.error{font-family:ui-monospace,monospace;font-size:.8rem}
+#failures li{margin:.25rem 0}
+</style></head>
+<body><h1>Conformance: requirements matrix</h1>
+<p class="verdict ${esc(s.verdict)}"><b>${esc(headline(s))}</b></p>
+${failures}
+${notVerified}
+<p>Target <code>${esc(s.target)}</code>, kinds ${esc(s.kinds.join(", "))}, started ${esc(s.startedAt)}${s.strict ? ", strict" : ""}.
+${esc(counts(s))}.
 Requests: ${esc(countsText(s.requests))}.
 Details of every check: <a href="html/index.html">Playwright report</a>.</p>
-<table><thead><tr><th>requirement</th><th>kind</th><th>section</th><th>rule</th><th>checks</th><th>result</th></tr></thead><tbody>
+<h2>Every requirement</h2>
+<table><colgroup><col class="result"><col class="requirement"><col class="rule"><col class="checks"></colgroup>
+<thead><tr><th>result</th><th>requirement</th><th>rule (section)</th><th>checks</th></tr></thead><tbody>
 ${rows}
 </tbody></table></body></html>
 `;

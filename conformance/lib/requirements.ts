@@ -37,10 +37,14 @@ export function requirements(): Map<string, Requirement> {
   return cache;
 }
 
+/** The annotation that names a check's subject (a resource of the contract): the matrix has a row per subject. */
+export const SUBJECT_ANNOTATION = "subject";
 /** How a check begins its skip reason when the contract has nothing it applies to (a generic per-resource rule). */
 export const NOT_APPLICABLE = "not applicable: ";
 /** How a check skipped because of another requirement's finding begins its reason (findings.ts). */
 export const NOT_CHECKED = "not checked because of ";
+/** How a check begins its skip reason when the target can not show the rule, or a setting is missing. */
+export const NOT_VERIFIED = "not verified: ";
 /** The skip reason of a check that writes, in a read-only run. */
 export const READ_ONLY = "not run (read-only): this check creates, changes or deletes customers";
 /** Tag of a check that creates, changes or deletes customer data (left out of read-only runs). */

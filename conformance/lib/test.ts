@@ -7,7 +7,7 @@ import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
 import { asMonthDayYear, DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import { configureSending, countsText, REQUESTS_ANNOTATION, type Reply, send, takeCounts } from "./http.ts";
 import { described, describedFields } from "./names.ts";
-import { kindTag, READ_ONLY, requirements, requirementTag, WRITES_TAG } from "./requirements.ts";
+import { kindTag, NOT_VERIFIED, READ_ONLY, requirements, requirementTag, WRITES_TAG } from "./requirements.ts";
 import { suiteContract } from "./resources.ts";
 import { throughScreens } from "./screens.ts";
 import { clientParams, tokenRequest, userTokens } from "./tokens.ts";
@@ -163,8 +163,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         get advanced() {
           return advanced;
         },
-        require: () =>
-          test.skip(!available, "not verifiable here: the target has no GET/POST /__mock/clock to move time"),
+        require: () => test.skip(!available, `${NOT_VERIFIED}the target has no GET/POST /__mock/clock to move time`),
         advance: async (seconds) => {
           const res = await send(api, "POST", url, {
             headers: { ...headers, "content-type": "application/json" },
@@ -237,6 +236,12 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     async ({ target, api, browser, clock }, use) => {
       let current: { token: string; at: number; advanced: number } | undefined;
       const obtain = async () => {
+        // A check that needs a token but has no settings to get one is not verified, naming them.
+        needClient(target);
+        test.skip(
+          !target.refreshToken && !(target.username && target.password),
+          `${NOT_VERIFIED}needs CONFORMANCE_REFRESH_TOKEN, or CONFORMANCE_USERNAME and CONFORMANCE_PASSWORD, to obtain an access token`,
+        );
         const tokens = await userTokens(api, browser, target);
         current = { token: tokens.access_token, at: Date.now(), advanced: clock.advanced };
         return current.token;
@@ -296,7 +301,7 @@ export function need(what: Record<string, unknown>, hint: string): void {
   const missing = Object.entries(what)
     .filter(([, v]) => v === undefined || v === "")
     .map(([k]) => k);
-  test.skip(missing.length > 0, `needs ${missing.join(", ")} (${hint})`);
+  test.skip(missing.length > 0, `${NOT_VERIFIED}needs ${missing.join(", ")} (${hint})`);
 }
 
 export function needClient(t: Target): Client {

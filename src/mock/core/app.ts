@@ -372,7 +372,8 @@ const NO_PARAMS: Params = new Map();
 
 /** Names the route in an answer's meta, the delay Prefer asked for, and whether it is the mock's own page or call. */
 function withMeta(res: MockResponse, route: string, delayMs: number, local: boolean): MockResponse {
-  const meta = (res.meta ??= {});
+  res.meta ??= {};
+  const { meta } = res;
   meta.route = route;
   if (delayMs > 0) meta.delayMs = delayMs;
   if (local) meta.local = true;

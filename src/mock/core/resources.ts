@@ -122,7 +122,8 @@ const denied = (req: RoutedRequest, op: Operation, message: string, code: string
 
 /** Names the caller, the resource and the database in the answer's meta (its own: handlers make it fresh). */
 function named(res: MockResponse, op: Operation, grant: AccessGrant, db: string | undefined): MockResponse {
-  const meta = (res.meta ??= {});
+  res.meta ??= {};
+  const { meta } = res;
   meta.client = grant.clientId;
   meta.user = grant.user;
   meta.resource = op.resource;
@@ -374,7 +375,9 @@ function notXmlText(value: unknown, field = ""): Problem[] {
     if (v === null || typeof v === "number" || typeof v === "boolean") continue;
     if (typeof v === "string" && PLAIN_XML_TEXT.test(v)) continue;
     const found = notXmlText(v, field ? `${field}.${k}` : k);
-    if (found.length > 0) (out ??= []).push(...found);
+    if (found.length === 0) continue;
+    out ??= [];
+    out.push(...found);
   }
   return out ?? NO_PROBLEMS;
 }
