@@ -1,12 +1,40 @@
 #!/usr/bin/env node
 // Runs the compiled command line (dist/, built by `npm run build`, which
 // `npm ci` and `npm pack` run through `prepare`).
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 
 const entry = new URL("../dist/src/cli/bawa.js", import.meta.url);
 if (!existsSync(entry)) {
   console.error("bawa: the compiled code (dist/) is missing; run `npm run build` in the package's folder");
   process.exit(1);
+}
+staleBuild();
+
+/**
+ * In a checkout (src/ beside dist/), a source newer than the build means the command would run
+ * old code: an edited fault switch would be an "unknown switch". Say so, once, on standard error.
+ */
+function staleBuild() {
+  const root = new URL("../", import.meta.url);
+  if (!existsSync(new URL("src/", root))) return;
+  const built = statSync(entry).mtimeMs;
+  let newest;
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = new URL(e.name + (e.isDirectory() ? "/" : ""), dir);
+      if (e.isDirectory()) {
+        if (e.name !== "generated") walk(path);
+      } else if (/\.(ts|mjs|yaml)$/.test(e.name) && !e.name.endsWith(".test.ts")) {
+        const m = statSync(path).mtimeMs;
+        if (m > built && (!newest || m > newest.m)) newest = { m, path };
+      }
+    }
+  };
+  for (const dir of ["src/", "conformance/", "openapi/"]) if (existsSync(new URL(dir, root))) walk(new URL(dir, root));
+  if (newest) {
+    const changed = newest.path.href.slice(root.href.length);
+    console.error(`bawa: the build (dist/) is older than ${changed}, changed since: this runs the old code; run \`npm run build\` first`);
+  }
 }
 // Output piped into `head` and closed early is not an error of ours.
 process.stdout.on("error", (err) => {

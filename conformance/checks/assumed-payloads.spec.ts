@@ -11,6 +11,7 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems } from "../lib/shapes.ts";
 import { coversWriting, expect, test } from "../lib/test.ts";
 
@@ -34,12 +35,17 @@ test(
   },
 );
 
+test("a body without Name is 400", coversWriting("A-REQUIRED"), async ({ api, target, session }) => {
+  const res = await postCustomer(api, target, await session.auth(), { City: "Zwolle" });
+  expect(res.status, `${res.call} without Name: ${res.text.slice(0, 200)}`).toBe(400);
+});
+
 test(
-  "a body without Name is 400 naming Name, in the ASP.NET error shape",
-  coversWriting("A-REQUIRED", "A-ERROR-BODY"),
+  "the 400 of a body without Name is the ASP.NET error shape, ModelState naming Name",
+  coversWriting("A-ERROR-BODY"),
   async ({ api, target, session, contract }) => {
     const res = await postCustomer(api, target, await session.auth(), { City: "Zwolle" });
-    expect(res.status).toBe(400);
+    test.skip(res.status !== 400, `${NOT_CHECKED}A-REQUIRED: ${res.call} without Name answered ${res.status}`);
     const problems = contract.full.check("Error", res.json());
     expect(problems, describeProblems(problems)).toEqual([]);
     expect(res.json().ModelState, "the error body's ModelState").toBeInstanceOf(Object);

@@ -5,17 +5,26 @@ import { covers, expect, needLogin, test } from "../lib/test.ts";
 import { clientParams, tokenRequest } from "../lib/tokens.ts";
 
 test(
-  "login screen, permission screen, then a redirect with the code",
-  covers("AUTHZ-SCREENS", "AUTHZ-CODE-REDIRECT"),
+  "a login screen, then a permission screen, then the redirect URI",
+  covers("AUTHZ-SCREENS"),
   async ({ target, flows }) => {
     const client = needLogin(target);
     const { landed, seen } = await flows.code();
     expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
-    expect(`${landed.origin}${landed.pathname}`).toBe(
+    expect(`${landed.origin}${landed.pathname}`, "where the browser was sent at the end").toBe(
       new URL(client.redirectUri).origin + new URL(client.redirectUri).pathname,
     );
-    expect(landed.searchParams.get("code"), `no code in ${landed.href}`).toBeTruthy();
-    expect(landed.hash).toBe("");
+  },
+);
+
+test(
+  "the code comes back in the query of the redirect URI",
+  covers("AUTHZ-CODE-REDIRECT"),
+  async ({ target, flows }) => {
+    needLogin(target);
+    const { landed } = await flows.code();
+    expect(landed.searchParams.get("code"), `no code in the query of ${landed.href}`).toBeTruthy();
+    expect(landed.hash, "the fragment of the code flow's redirect").toBe("");
   },
 );
 

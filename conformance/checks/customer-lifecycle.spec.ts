@@ -2,49 +2,65 @@
 // The lifecycle itself (SVC-METHODS) is checked for every editable resource in resources.spec.ts.
 import {
   createCustomer,
-  customerBody,
+  createdByName,
   deleteCustomer,
   getCustomer,
+  postCustomer,
   putCustomer,
   uniqueName,
 } from "../lib/customers.ts";
 import { valueNamed } from "../lib/names.ts";
 import { coversWriting, expect, test } from "../lib/test.ts";
 
+// Bodies here hold a few properties (the rest get their defaults): a service that refuses a body
+// of every property is CUST-BODY-ALL's finding, not these rules'.
+const partial = (name: string, extra: Record<string, unknown> = {}) => ({
+  CustomerId: "",
+  OrganizationId: 0,
+  Name: name,
+  City: "Utrecht",
+  ...extra,
+});
+
 test(
-  "POST, GET, PUT, GET, DELETE, GET 404",
-  coversWriting("CUST-CREATE-ID", "CUST-UPDATE-ID", "CUST-BODY-ALL"),
+  'a customer created with CustomerId "" and OrganizationId 0 gets its identifier from the service',
+  coversWriting("CUST-CREATE-ID"),
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const name = uniqueName();
-    const body = customerBody(name);
-    expect(body.CustomerId).toBe("");
-    expect(body.OrganizationId).toBe(0);
-    expect(Object.keys(body)).toHaveLength(55);
+    const posted = await postCustomer(api, target, auth, partial(name));
+    expect(posted.status, `${posted.call}: ${posted.text.slice(0, 300)}`).toBe(200);
+    const answered = valueNamed(posted.json(), "CustomerId");
+    // Whatever the answer said, the customer goes again (found by its unique name).
+    const { id } = await createdByName(api, target, auth, name);
+    await deleteCustomer(api, target, auth, id);
+    expect(answered, `${posted.call} answers the identifier the service gave`).toBe(id);
+    expect(id, "the identifier the service gave").not.toBe("");
+  },
+);
 
-    const { id } = await createCustomer(api, target, auth, body);
-    expect(id, "the service gives the customer its identifier").not.toBe("");
-
-    const read = await getCustomer(api, target, auth, id);
-    expect(read.status, `${read.call} right after POST`).toBe(200);
-    const stored = read.json();
-    expect(valueNamed(stored, "Name")).toBe(name);
-    expect(valueNamed(stored, "CustomerId")).toBe(id);
-
-    const changed = await putCustomer(api, target, auth, id, {
-      ...body,
-      CustomerId: id,
-      City: "Amersfoort",
-      Telephone: "033 7654321",
-    });
-    expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
+test(
+  "PUT with the CustomerId of the path changes that customer",
+  coversWriting("CUST-UPDATE-ID"),
+  async ({ api, target, session }) => {
+    const auth = await session.auth();
+    const name = uniqueName();
+    const { id } = await createCustomer(api, target, auth, partial(name));
+    const changed = await putCustomer(
+      api,
+      target,
+      auth,
+      id,
+      partial(name, {
+        CustomerId: id,
+        City: "Amersfoort",
+        Telephone: "033 7654321",
+      }),
+    );
     const reread = (await getCustomer(api, target, auth, id)).json();
+    await deleteCustomer(api, target, auth, id);
+    expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
     expect(valueNamed(reread, "City"), "PUT's change is read back").toBe("Amersfoort");
     expect(valueNamed(reread, "Telephone")).toBe("033 7654321");
-
-    const removed = await deleteCustomer(api, target, auth, id);
-    expect(removed.status, removed.call).toBe(200);
-    const gone = await getCustomer(api, target, auth, id);
-    expect(gone.status, `${gone.call} after DELETE`).toBe(404);
   },
 );

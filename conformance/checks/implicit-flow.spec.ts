@@ -7,13 +7,22 @@ import { covers, expect, needLogin, test } from "../lib/test.ts";
 const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 
 test(
-  "the token arrives in the fragment with token_type, access_token, scope and expires_in",
-  covers("AUTHZ-TOKEN-REDIRECT", "AUTHZ-SCREENS"),
+  "the token flow goes through the login and permission screens too",
+  covers("AUTHZ-SCREENS"),
   async ({ target, flows }) => {
     needLogin(target);
-    const { landed, seen } = await flows.implicit();
-    const f = fragmentOf(landed);
+    const { seen } = await flows.implicit();
     expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
+  },
+);
+
+test(
+  "the token arrives in the fragment with token_type, access_token, scope and expires_in",
+  covers("AUTHZ-TOKEN-REDIRECT"),
+  async ({ target, flows }) => {
+    needLogin(target);
+    const { landed } = await flows.implicit();
+    const f = fragmentOf(landed);
     expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
     expect(f.get("access_token")).toBeTruthy();
     expect(f.get("scope")).toBe(target.scope);
@@ -21,17 +30,22 @@ test(
   },
 );
 
+test("the token flow returns no refresh token", covers("TOK-IMPLICIT-NO-REFRESH"), async ({ target, flows }) => {
+  needLogin(target);
+  const f = fragmentOf((await flows.implicit()).landed);
+  expect(f.has("refresh_token"), `the fragment: ${[...f.keys()].join(", ")}`).toBe(false);
+});
+
 test(
-  "no refresh token, no secret: the token alone reads data",
-  covers("TOK-IMPLICIT-NO-REFRESH", "AUTH-IMPLICIT-NO-SECRET"),
+  "the token flow's token alone reads data: no secret is used",
+  covers("AUTH-IMPLICIT-NO-SECRET"),
   async ({ api, target, flows }) => {
     needLogin(target);
     const f = fragmentOf((await flows.implicit()).landed);
-    expect(f.has("refresh_token")).toBe(false);
     const res = await send(api, "GET", infoListUrl(target), {
       headers: { authorization: `Bearer ${f.get("access_token")}`, accept: "application/json" },
     });
-    expect(res.status, res.call).toBe(200);
+    expect(res.status, `${res.call} with the token of the token flow`).toBe(200);
   },
 );
 

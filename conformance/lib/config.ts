@@ -87,6 +87,12 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
     "1: run only the checks that create, change and delete nothing (production); the others are reported not run",
   ],
   [
+    "CONFORMANCE_STRICT",
+    "1: fail the run on any requirement not verified (a setting missing, not verifiable on the target), not only on failures",
+  ],
+  ["CONFORMANCE_SEED", "the seed of the generated invalid bodies (fixed in CI; a failure prints the one to replay)"],
+  ["CONFORMANCE_RUNS", "generated invalid bodies per property (default 40)"],
+  [
     "CONFORMANCE_WORKERS",
     "checks run at once (default 1 against an environment, the cores' number against the own mock)",
   ],

@@ -119,6 +119,21 @@ export async function createCustomer(
   return { id, reply };
 }
 
+/** The customer the info list shows with this unique name, or a failure saying it shows none. */
+export async function createdByName(
+  api: APIRequestContext,
+  t: Target,
+  auth: Record<string, string>,
+  name: string,
+): Promise<{ id: string }> {
+  const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
+  const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
+  const found = Array.isArray(items) ? items.find((i) => Object.values(i).includes(name)) : undefined;
+  const id = found?.CustomerId ?? found?.customerId;
+  if (typeof id !== "string" || id === "") throw new Error(`${list.call} shows no customer named ${name}`);
+  return { id };
+}
+
 export async function getCustomer(
   api: APIRequestContext,
   t: Target,

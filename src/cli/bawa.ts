@@ -21,7 +21,7 @@ browser download. Exit 1 with the reason when no browser can be had.`,
   run: async () => ensureBrowser(),
 };
 
-const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, Command> = {
   conformance: conformanceCommand,
   mock: mockCommand,
   prism: prismCommand,
@@ -34,6 +34,27 @@ const COMMANDS: Record<string, Command> = {
 function help(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(14)} ${c.summary}`);
   return `usage: bawa <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nbawa <command> --help shows a command's options.`;
+}
+
+/**
+ * What is wrong with a command line, in bawa's words: node's parseArgs explains a stray option as a
+ * positional argument to quote, which is not what someone who mistyped a flag needs to read.
+ */
+function usageProblem(err: NodeJS.ErrnoException, command: Command): string {
+  const option = /option '(-{1,2}[^' ]*)/i.exec(err.message)?.[1];
+  const known = Object.keys(command.options).map((o) => `--${o}`);
+  if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) {
+    const near = known.find((k) => k.replace(/-/g, "") === option.replace(/-/g, ""));
+    return `unknown option ${option}${near ? `; did you mean ${near}?` : ""}`;
+  }
+  if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
+    const arg = /argument '([^']*)'/.exec(err.message)?.[1];
+    return `this command takes no argument${arg ? ` (got ${JSON.stringify(arg)})` : ""}; options begin with --`;
+  }
+  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option) {
+    return /argument missing/.test(err.message) ? `${option} needs a value` : `${option} takes no value`;
+  }
+  return err.message;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -57,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: command.positionals ?? false,
     }));
   } catch (err) {
-    console.error(`bawa ${name}: ${(err as Error).message}\n\n${command.usage}`);
+    console.error(`bawa ${name}: ${usageProblem(err as NodeJS.ErrnoException, command)}\n\n${command.usage}`);
     return 2;
   }
   if (values.help) {

@@ -1,5 +1,6 @@
 // The command line as a user runs it: separate processes, a real port.
 import { type ChildProcess, execFile } from "node:child_process";
+import { statSync, utimesSync } from "node:fs";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,7 +78,7 @@ describe("bawa", () => {
     const { stdout } = await bawa("activate", clientId, "--url", url);
     expect(stdout).toContain(`${clientId} is Actief`);
     expect(stdout).toMatch(/client_secret=\S{20,}/);
-    const failure = await bawa("activate", "nobody", "--url", url).catch((e) => e);
+    const failure = await bawa("activate", "nobody", "--base-url", url).catch((e) => e);
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain("No application is registered with client_id nobody");
   }, 60_000);
@@ -104,6 +105,34 @@ describe("bawa", () => {
       expect(failure.stderr, rule).toContain("usage: bawa mock");
     }
   }, 60_000);
+
+  it("says in a checkout when the build is older than a source, and names the source", async () => {
+    const file = resolve(PROJECT_ROOT, "src/mock/core/limits.ts");
+    const { atime, mtime } = statSync(file);
+    try {
+      utimesSync(file, atime, new Date(Date.now() + 3_600_000));
+      const { stderr } = await bawa("mock", "--list-faults");
+      expect(stderr).toContain("bawa: the build (dist/) is older than src/mock/core/limits.ts");
+      expect(stderr).toContain("run `npm run build` first");
+    } finally {
+      utimesSync(file, atime, mtime);
+    }
+    expect((await bawa("mock", "--list-faults")).stderr).toBe("");
+  }, 30_000);
+
+  it("names a mistyped option in its own words, with the usage", async () => {
+    for (const [args, message] of [
+      [["activate", "foo", "--base-url"], "bawa activate: --base-url needs a value"],
+      [["conformance", "--baseurl", "x"], "bawa conformance: unknown option --baseurl; did you mean --base-url?"],
+      [["mock", "extra"], 'bawa mock: this command takes no argument (got "extra")'],
+    ] as const) {
+      const failure = await bawa(...args).catch((e) => e);
+      expect(failure.code, args.join(" ")).toBe(2);
+      expect(failure.stderr, args.join(" ")).toContain(message);
+      expect(failure.stderr, args.join(" ")).not.toContain("positional argument");
+      expect(failure.stderr, args.join(" ")).toContain(`usage: bawa ${args[0]}`);
+    }
+  }, 30_000);
 
   it("refuses a port in use with exit 1 and a hint", async () => {
     const failure = await bawa("mock", "--port", new URL(url).port).catch((e) => e);

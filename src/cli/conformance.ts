@@ -62,8 +62,9 @@ Checks an implementation of the Business Administration Web API rule by rule.
 Without a target (no --base-url, CONFORMANCE_BASE_URL or config file) it starts
 the project's own mock and checks it with every kind of check.
 
-Exit code 0 only when every selected check passed and every selected
-requirement has a check. Reports in ./reports/conformance/ of the current
+Exit code 0 only when no selected requirement failed or lacks a check, and at
+least one was verified: a run that verified nothing (settings missing) fails,
+naming the settings. --strict also fails on anything not verified. Reports in ./reports/conformance/ of the current
 directory (--output): matrix.html, matrix.md, summary.json, junit.xml,
 results.json, html/ (Playwright report).
 
@@ -75,7 +76,9 @@ ${Object.entries(FLAGS)
   --wait-for-expiry  CONFORMANCE_WAIT_FOR_EXPIRY=1
   --read-only        CONFORMANCE_READ_ONLY=1: only checks that create, change and delete nothing;
                      the others are reported "not run (read-only)" (for production)
-  --workers <n>      CONFORMANCE_WORKERS: checks run at once against the target (default 1)
+  --strict           CONFORMANCE_STRICT=1: any requirement not verified fails the run too (CI gates)
+  --workers <n>      CONFORMANCE_WORKERS: checks run at once against the target (default 1; the own
+                     mock always takes one, since checks move its clock)
   --shard <i>/<n>    run part i of n (Playwright's sharding); each part writes its blob under the
                      reports folder, \`bawa conformance merge\` makes one verdict of them
   --output <dir>     where the reports go (CONFORMANCE_REPORTS_DIR; default ./reports/conformance)
@@ -102,6 +105,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     grep: { type: "string" },
     output: { type: "string" },
     "read-only": { type: "boolean" },
+    strict: { type: "boolean" },
     shard: { type: "string" },
     yes: { type: "boolean" },
     workers: { type: "string" },
@@ -115,6 +119,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     if (values.assumptions) env.CONFORMANCE_KINDS = "spec,oauth,assumption";
     if (values["wait-for-expiry"]) env.CONFORMANCE_WAIT_FOR_EXPIRY = "1";
     if (values["read-only"]) env.CONFORMANCE_READ_ONLY = "1";
+    if (values.strict) env.CONFORMANCE_STRICT = "1";
     if (typeof values.workers === "string") {
       if (!/^[1-9]\d?$/.test(values.workers)) throw new UsageError("--workers must be a whole number from 1 to 99");
       env.CONFORMANCE_WORKERS = values.workers;

@@ -23,10 +23,15 @@ export interface Case {
   name: string;
   switches: Switch[];
   settings: Record<string, string>;
-  /** The requirements the suite must report failed: all of them (a fault), or exactly them (a behaviour). */
+  /**
+   * The requirements the suite must report failed, exactly: no fewer, no more. `SVC-METHODS` means
+   * every row of it that ran (every subject); `SVC-METHODS · Supplier` one row.
+   */
   failed: readonly string[];
-  /** Whether exactly `failed` must fail (a behaviour) or at least (a fault). */
+  /** A fault's run (only the checks of what it breaks) or a behaviour's (the whole suite). */
   exactly: boolean;
+  /** What the failed checks must say (a fault's `says`): a failure for another reason is not a catch. */
+  says?: RegExp;
   /** Whether every check runs, or only those of `failed` (a fault's run). */
   wholeSuite?: boolean;
 }
@@ -44,12 +49,16 @@ interface Outcome {
   caughtBy: string[];
   /** Checks that broke (a TypeError, ...) instead of failing an assertion. */
   crashed: string[];
+  /** Failed checks of what the fault breaks whose message does not say what the fault's `says` does. */
+  unexplained: string[];
   ok: boolean;
 }
 
 export interface Summary {
   requirements: Array<{
     id: string;
+    /** `SVC-METHODS · Supplier` for a row of one subject; the id otherwise (summaries of earlier versions have none). */
+    row?: string;
     verdict: string;
     checks: Array<{ title: string; status: string; reason?: string }>;
   }>;
@@ -115,9 +124,10 @@ options:
     const outcomes = cases.map((c) => judge(c, summaries.get(c.name)));
     for (const o of outcomes) {
       for (const c of o.crashed) console.error(`  a check broke instead of failing an assertion, in ${o.case}: ${c}`);
+      for (const u of o.unexplained) console.error(`  a failure of ${o.case} does not say what the fault is: ${u}`);
       if (!o.ok) {
         console.error(
-          `  ${o.kind === "fault" ? "not caught" : "not as defined"}: ${o.case} (${o.what}) — the suite reported failed: ${o.failed.join(", ") || "nothing"}; expected ${o.kind === "fault" ? "at least" : "exactly"}: ${o.expected.join(", ") || "nothing"}`,
+          `  ${o.kind === "fault" ? "not caught exactly" : "not as defined"}: ${o.case} (${o.what}) — the suite reported failed: ${o.failed.join(", ") || "nothing"}; expected exactly: ${o.expected.join(", ") || "nothing"}`,
         );
       }
     }
@@ -143,6 +153,7 @@ export const faultCase = (s: Switch, wholeSuite = false): Case => ({
   failed: s.breaks ?? [],
   exactly: false,
   wholeSuite,
+  ...(s.says ? { says: s.says } : {}),
 });
 
 /**
@@ -204,13 +215,14 @@ async function runTargets(
       const server = await listen(mock, { host: "127.0.0.1", port: 0 });
       servers.push(server);
       const settings = { ...ownMockSettings(server.url, backgroundRefreshToken(mock)), ...c.settings };
-      // A fault's run checks what it breaks; a behaviour's run is the whole suite a real environment gets.
-      if (c.exactly) settings.CONFORMANCE_KINDS = "spec,oauth";
+      // A fault's run checks what it breaks; a behaviour's run, and a fault's whole-suite run, is the
+      // suite a real environment gets (spec and oauth checks).
+      if (c.exactly || c.wholeSuite) settings.CONFORMANCE_KINDS = "spec,oauth";
       targets.push({
         name: c.name,
         settings,
-        ...(c.exactly || c.wholeSuite ? {} : { requirements: [...c.failed] }),
-        expectFailures: [...c.failed],
+        ...(c.exactly || c.wholeSuite ? {} : { requirements: [...new Set(c.failed.map((f) => f.split(" · ")[0]!))] }),
+        expectFailures: [...new Set(c.failed.map((f) => f.split(" · ")[0]!))],
       });
     }
     const file = join(work, "targets.json");
@@ -241,24 +253,41 @@ async function runTargets(
   }
 }
 
+/** The rows a case's `failed` names: an id names every row of it that ran, `id · subject` one. */
+function expectedRows(c: Case, rows: Summary["requirements"]): string[] {
+  const ran = rows.filter((r) => r.verdict !== "not applicable" && r.verdict !== "not selected");
+  return c.failed.flatMap((f) => {
+    if (f.includes(" · ")) return [f];
+    const of = ran.filter((r) => r.id === f).map((r) => r.row ?? r.id);
+    // A rule with no row that ran (nothing of its kind in the contract) expects nothing.
+    return of.length > 0 ? of : rows.some((r) => r.id === f) ? [] : [f];
+  });
+}
+
 export function judge(c: Case, summary: Summary | undefined): Outcome {
   const rows = summary?.requirements ?? [];
-  const failed = rows.filter((r) => r.verdict === "failed" || r.verdict === "uncovered").map((r) => r.id);
-  const notChecked = rows.filter((r) => r.verdict === "not checked").map((r) => r.id);
-  const expected = [...c.failed];
-  const caughtBy = rows
-    .filter((r) => expected.includes(r.id))
-    .flatMap((r) => r.checks.filter((x) => x.status === "failed" || x.status === "timedOut").map((x) => x.title));
+  const rowOf = (r: Summary["requirements"][number]) => r.row ?? r.id;
+  const failed = rows.filter((r) => r.verdict === "failed" || r.verdict === "uncovered").map(rowOf);
+  const notChecked = rows.filter((r) => r.verdict === "not checked").map(rowOf);
+  const expected = expectedRows(c, rows);
+  const failedChecks = rows
+    .filter((r) => expected.includes(rowOf(r)))
+    .flatMap((r) => r.checks.filter((x) => x.status === "failed" || x.status === "timedOut"));
+  const caughtBy = failedChecks.map((x) => x.title);
   // A check must end in an assertion that says what is wrong, never in a bug of its own.
   const crashed = rows.flatMap((r) =>
-    r.checks.filter((x) => RUNTIME_ERROR.test(x.reason ?? "")).map((x) => `${r.id}: ${x.title}: ${x.reason}`),
+    r.checks.filter((x) => RUNTIME_ERROR.test(x.reason ?? "")).map((x) => `${rowOf(r)}: ${x.title}: ${x.reason}`),
   );
+  // A fault is caught only by a failure that says what the fault is: a typo in a check is no catch.
+  const unexplained = c.says
+    ? failedChecks.filter((x) => !c.says!.test(x.reason ?? "")).map((x) => `${x.title}: ${x.reason ?? x.status}`)
+    : [];
   const ok =
     summary !== undefined &&
     crashed.length === 0 &&
-    (c.exactly
-      ? failed.length === expected.length && expected.every((id) => failed.includes(id))
-      : expected.every((id) => failed.includes(id)));
+    unexplained.length === 0 &&
+    failed.length === expected.length &&
+    expected.every((id) => failed.includes(id));
   return {
     case: c.name,
     kind: c.exactly ? "tolerated" : "fault",
@@ -267,6 +296,7 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
     failed,
     notChecked,
     crashed,
+    unexplained,
     caughtBy: [...new Set(caughtBy)],
     ok,
   };

@@ -2,7 +2,13 @@
 // background user's refresh-token generator.
 import { type Command, setting, UsageError } from "./options.ts";
 
-const MOCK_URL_HELP = "  --url <url>         BAWA_MOCK_URL   the running mock              (http://127.0.0.1:4010)";
+const MOCK_URL_HELP =
+  "  --base-url <url>    BAWA_MOCK_URL   the running mock              (http://127.0.0.1:4010)\n                                      (--url, the earlier name, works too)";
+
+/** The running mock's address: --base-url (as every command names a target), --url, BAWA_MOCK_URL. */
+const mockUrl = (values: Record<string, unknown>) =>
+  setting(values, "base-url", "BAWA_MOCK_URL", setting(values, "url", "BAWA_MOCK_URL", "http://127.0.0.1:4010"));
+const URL_OPTIONS = { "base-url": { type: "string" }, url: { type: "string" } } as const;
 
 /** The fields of the mock's control answers that these commands print; `Message` on errors. */
 interface ControlAnswer {
@@ -28,7 +34,7 @@ async function post(base: string, path: string, body?: unknown): Promise<{ statu
     });
   } catch (err) {
     throw new Error(
-      `cannot reach the mock at ${base} (${(err as Error).cause ?? (err as Error).message}); start it with \`npm start\` or pass --url`,
+      `cannot reach the mock at ${base} (${(err as Error).cause ?? (err as Error).message}); start it with \`npm start\` or pass --base-url`,
     );
   }
   const text = await res.text();
@@ -51,12 +57,12 @@ as the service operator does. Prints its Client Identifier and Client Secret.
 options:
 ${MOCK_URL_HELP}
   -h, --help          this text`,
-  options: { url: { type: "string" } },
+  options: URL_OPTIONS,
   positionals: true,
   async run(values, positionals = []) {
     const [clientId] = positionals;
     if (!clientId || positionals.length > 1) throw new UsageError("name exactly one client_id to activate");
-    const base = setting(values, "url", "BAWA_MOCK_URL", "http://127.0.0.1:4010");
+    const base = mockUrl(values);
     const { status, json } = await post(base, `/__mock/applications/${encodeURIComponent(clientId)}/activate`);
     if (status !== 200) throw new Error(json.Message ?? `HTTP ${status}`);
     console.log(
@@ -84,7 +90,7 @@ ${MOCK_URL_HELP}
   options: {
     client: { type: "string" },
     secret: { type: "string" },
-    url: { type: "string" },
+    ...URL_OPTIONS,
     json: { type: "boolean" },
   },
   async run(values) {
@@ -92,7 +98,7 @@ ${MOCK_URL_HELP}
     const clientSecret = setting(values, "secret", "BAWA_CLIENT_SECRET", "");
     if (!clientId || !clientSecret)
       throw new UsageError("--client and --secret are required (or BAWA_CLIENT_ID and BAWA_CLIENT_SECRET)");
-    const base = setting(values, "url", "BAWA_MOCK_URL", "http://127.0.0.1:4010");
+    const base = mockUrl(values);
     const { status, json } = await post(base, "/__mock/refresh-tokens", { clientId, clientSecret });
     if (status !== 200) throw new Error(json.Message ?? `HTTP ${status}`);
     console.log(values.json ? JSON.stringify(json, null, 2) : json.refresh_token);

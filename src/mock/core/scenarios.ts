@@ -44,8 +44,13 @@ export interface Switch {
   what: string;
   rules?: Partial<Rules>;
   transforms?: readonly Transform[];
-  /** fault: the requirement ids the conformance suite must report failed. */
+  /**
+   * fault: the requirements the conformance suite must report failed, exactly (an id names every
+   * subject of it that ran; `SVC-METHODS · Supplier` one).
+   */
   breaks?: readonly string[];
+  /** fault: what every failure of those requirements must say, so a check that fails for another reason is no catch. */
+  says?: RegExp;
   /** tolerated: the suite's verdicts, one per setting it is run with. */
   expect?: readonly ExpectedRun[];
   /** Switches of one group change the same thing and are never on together (dates, names, extra fields). */

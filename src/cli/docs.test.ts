@@ -1,0 +1,84 @@
+// What the README says of the command line and of the code's own figures is
+// tested against the code: a new option, switch or rule that the README does
+// not know (or a figure typed by hand that went stale) fails here.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { VARIABLES } from "../../conformance/lib/config.ts";
+import { requirements } from "../../conformance/lib/requirements.ts";
+import { RULE_NAMES } from "../mock/core/rules.ts";
+import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import { COMMANDS } from "./bawa.ts";
+import { toleranceRuns } from "./faults.ts";
+
+const README = readFileSync(resolve(PROJECT_ROOT, "README.md"), "utf8");
+const section = (heading: string) => {
+  const start = README.indexOf(`\n${heading}\n`);
+  expect(start, `README has a section ${heading}`).toBeGreaterThan(0);
+  const next = README.slice(start + heading.length + 2).search(/\n#{2,3} /);
+  return README.slice(start, next < 0 ? undefined : start + heading.length + 2 + next);
+};
+
+describe("the README and the commands' --help", () => {
+  it("every option of every command is in that command's --help", () => {
+    for (const [name, command] of Object.entries(COMMANDS)) {
+      for (const option of Object.keys(command.options)) {
+        expect(command.usage, `bawa ${name} --help names --${option}`).toContain(`--${option}`);
+      }
+    }
+  });
+
+  it("the mock's configuration table lists exactly the options of bawa mock", () => {
+    const rows = [...section("### Configuration").matchAll(/^\| `--([a-z-]+)` \|/gm)].map((m) => m[1]);
+    expect(rows.sort()).toEqual(Object.keys(COMMANDS.mock!.options).sort());
+  });
+
+  it("every CONFORMANCE_ variable the README names is a setting --help lists", () => {
+    const listed = new Set(VARIABLES.map(([n]) => n));
+    const named = [...new Set([...README.matchAll(/\bCONFORMANCE_[A-Z_]+[A-Z]\b/g)].map((m) => m[0]))];
+    // Two are prefixes of a family of settings the README writes with a trailing underscore.
+    const unknown = named.filter((n) => !listed.has(n) && ![...listed].some((l) => l.startsWith(`${n}_`)));
+    expect(unknown).toEqual([]);
+  });
+});
+
+describe("the README's figures are the code's", () => {
+  it("the fault score names every switch", () => {
+    expect(README).toContain(`**Score: ${FAULTS.length} of ${FAULTS.length} faults caught (100 %)**`);
+  });
+
+  it("the number of rules", () => {
+    expect(README).toContain(`lists all ${RULE_NAMES.length} with their defaults`);
+  });
+
+  it("the runs of the tolerated behaviours", () => {
+    const words = [
+      "zero",
+      "one",
+      "two",
+      "three",
+      "four",
+      "five",
+      "six",
+      "seven",
+      "eight",
+      "nine",
+      "ten",
+      "eleven",
+      "twelve",
+    ];
+    expect(README).toContain(
+      `(${words[toleranceRuns(TOLERATED).length]} runs for ${words[TOLERATED.length]} behaviours)`,
+    );
+  });
+
+  it("the requirements Prism is expected to fail", () => {
+    const profile = parse(readFileSync(resolve(PROJECT_ROOT, "conformance/profiles/prism.yaml"), "utf8")) as {
+      expectedFailures: Record<string, string>;
+    };
+    expect(README).toContain(`The profile lists ${Object.keys(profile.expectedFailures).length} requirements`);
+    for (const id of Object.keys(profile.expectedFailures)) expect(requirements().has(id), id).toBe(true);
+  });
+});
