@@ -33,7 +33,9 @@ function staleBuild() {
   for (const dir of ["src/", "conformance/", "openapi/"]) if (existsSync(new URL(dir, root))) walk(new URL(dir, root));
   if (newest) {
     const changed = newest.path.href.slice(root.href.length);
-    console.error(`bawa: the build (dist/) is older than ${changed}, changed since: this runs the old code; run \`npm run build\` first`);
+    console.error(
+      `bawa: the build (dist/) is older than ${changed}, changed since: this runs the old code; run \`npm run build\` first`,
+    );
   }
 }
 // Output piped into `head` and closed early is not an error of ours.

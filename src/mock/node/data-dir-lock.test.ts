@@ -67,7 +67,7 @@ describe("a data directory belongs to one process", () => {
 
     const second = await start(dir);
     expect(second.code, second.out).toBe(1);
-    expect(second.out).toContain(`the data directory ${dir} is in use by bawa mock process ${first.child.pid}`);
+    expect(second.out).toContain(`the data directory ${dir} is in use by another mock: process ${first.child.pid}`);
     expect(second.out).toContain("give this one another --data-dir");
 
     // The first goes on, acknowledges more, then dies without giving the directory up.
@@ -79,7 +79,7 @@ describe("a data directory belongs to one process", () => {
     // The next start takes the stale lock over and has every acknowledged write.
     const third = await start(dir);
     expect(third.url, third.out).toBeDefined();
-    expect(third.out).toMatch(/took over the lock of bawa mock process \d+, which no longer runs/);
+    expect(third.out).toMatch(/took over the lock of process \d+ \(started [^)]+\), which is gone/);
     const t = await backgroundTokens(third.url!);
     const list = (await (
       await fetch(`${third.url}/v1/api/DEMO/CustomerInfoList`, { headers: { authorization: `Bearer ${t.access}` } })
@@ -94,10 +94,26 @@ describe("a data directory belongs to one process", () => {
     expect(fs.existsSync(join(dir, LOCK_FILE)), "a mock that stops gives the directory up").toBe(false);
   }, 60_000);
 
+  it("lets exactly one of four mocks started at once take over a lock whose mock was killed", async () => {
+    const dir = newDir();
+    const killed = await start(dir);
+    expect(killed.url, killed.out).toBeDefined();
+    killed.child.kill("SIGKILL");
+    await new Promise((r) => killed.child.once("exit", r));
+    const starts = await Promise.all(Array.from({ length: 4 }, () => start(dir)));
+    const listening = starts.filter((s) => s.url);
+    expect(listening.map((s) => s.out)).toHaveLength(1);
+    const winner = listening[0]!.child.pid;
+    for (const s of starts.filter((x) => !x.url)) {
+      expect(s.code, s.out).toBe(1);
+      expect(s.out).toContain(`is in use by another mock: process ${winner}, started `);
+    }
+  }, 60_000);
+
   it("a mock of this process on the same directory is refused too, and a start that fails leaves no lock", () => {
     const dir = newDir();
     const one = buildMock({ dataDir: dir });
-    expect(() => buildMock({ dataDir: dir })).toThrow(/is in use by bawa mock process \d+ \(this one\)/);
+    expect(() => buildMock({ dataDir: dir })).toThrow(new RegExp(`is in use by another mock: process ${process.pid}`));
     one.dataDir!.close();
     fs.writeFileSync(join(dir, JOURNAL_FILE), "{oops\n");
     expect(() => buildMock({ dataDir: dir })).toThrow(DataDirError);

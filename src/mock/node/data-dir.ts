@@ -6,16 +6,16 @@
 // it gives the same state (every change sets whole values), so a crash between
 // the rename and the emptying loses nothing.
 import * as fs from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { type Change, changeProblem, type Journal, StorageError } from "../core/changes.ts";
+import { DirLockedError, type HeldLock, LOCK_DIR, lockDir } from "./dir-lock.ts";
 
 export const SNAPSHOT_FILE = "snapshot.jsonl";
 export const JOURNAL_FILE = "journal.jsonl";
 /** The snapshot's form: 2 begins with {"op":"clear","form":2} and ends with {"op":"end","lines":n}. */
 const SNAPSHOT_FORM = 2;
-/** Who holds the directory: one mock process at a time (decision 0007). */
-export const LOCK_FILE = "bawa.lock";
+/** Who holds the directory: one mock process at a time (decision 0007, dir-lock.ts). */
+export const LOCK_FILE = LOCK_DIR;
 /** The journal of versions before snapshots: read once, folded into the first snapshot. */
 const OLD_JOURNAL_FILE = "customers.journal.jsonl";
 /** The journal is folded into a new snapshot once it is larger than this and than the snapshot. */
@@ -60,20 +60,25 @@ export class DataDir implements Journal {
     this.journalPath = join(dir, JOURNAL_FILE);
     this.snapshotPath = join(dir, SNAPSHOT_FILE);
     usable(dir);
-    this.#unlock = lock(dir, opts.warn);
+    try {
+      this.#lock = lockDir(dir, opts.warn ? { warn: opts.warn } : {});
+    } catch (err) {
+      if (err instanceof DirLockedError) throw new DataDirError(err.message);
+      throw new DataDirError(`${dir}: ${sentenceOf(err, "its lock can not be taken")}`);
+    }
     try {
       // A compaction that did not finish left its temporary file; the old snapshot and the journal are whole.
       fs.rmSync(`${this.snapshotPath}.tmp`, { force: true });
       // O_APPEND as well: whatever else might write here, a change is never written into another.
       this.#fd = fs.openSync(this.journalPath, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND);
     } catch (err) {
-      this.#unlock();
+      this.#lock.release();
       throw new DataDirError(`${dir}: ${sentenceOf(err, "the journal can not be opened")}`);
     }
   }
 
-  /** Gives the directory up: the lock file goes. */
-  readonly #unlock: () => void;
+  /** Held while this mock runs; released on close and when the process exits. */
+  readonly #lock: HeldLock;
 
   /**
    * Reads the snapshot, then the journal, handing each change to `apply`. A torn last line of
@@ -202,7 +207,7 @@ export class DataDir implements Journal {
     if (this.#closed) return;
     this.#closed = true;
     fs.closeSync(this.#fd);
-    this.#unlock();
+    this.#lock.release();
   }
 
   #closed = false;
@@ -361,83 +366,4 @@ function usable(dir: string): void {
       `${dir} can not be the data directory: ${sentenceOf(err, "it can not be written").replace(/^it can not be written: /, "")}`,
     );
   }
-}
-
-interface Holder {
-  pid: number;
-  host: string;
-  since: string;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists and belongs to another user.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-/**
- * Takes the directory for this process: a lock file made with O_EXCL holds our pid. A lock of a
- * live process refuses the start, naming it; one left by a process that died (SIGKILL, a crash)
- * is moved aside and taken over, saying so. Returns how to give the directory up (also done when
- * the process exits).
- */
-function lock(dir: string, warn?: (message: string) => void): () => void {
-  const path = join(dir, LOCK_FILE);
-  const mine: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fs.writeFileSync(path, `${JSON.stringify(mine)}\n`, { flag: "wx" });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new DataDirError(`${dir}: ${sentenceOf(err, "the lock file can not be made")}`);
-      }
-    }
-    let held: Partial<Holder> = {};
-    try {
-      held = JSON.parse(fs.readFileSync(path, "utf8")) as Partial<Holder>;
-    } catch {
-      // Half-written by a process that died in the middle: nobody holds it.
-    }
-    const sameHost = held.host === undefined || held.host === mine.host;
-    if (typeof held.pid === "number" && sameHost && alive(held.pid)) {
-      throw new DataDirError(
-        `the data directory ${dir} is in use by bawa mock process ${held.pid}${held.pid === process.pid ? " (this one)" : ""}, started ${held.since ?? "at an unknown time"}: one mock keeps one directory, or acknowledged changes would be lost. Stop that mock, or give this one another --data-dir. (If no such mock runs, delete ${path}.)`,
-      );
-    }
-    if (!sameHost) {
-      throw new DataDirError(
-        `the data directory ${dir} is held by bawa mock process ${held.pid} on ${held.host}: stop it there, or delete ${path} if it no longer runs.`,
-      );
-    }
-    if (attempt >= 3)
-      throw new DataDirError(`the data directory ${dir}: the lock ${path} could not be taken; try again`);
-    // Stale: moved aside (atomically: of two starts only one moves it) and taken on the next turn.
-    try {
-      fs.renameSync(path, `${path}.stale-${process.pid}`);
-      fs.rmSync(`${path}.stale-${process.pid}`, { force: true });
-      warn?.(
-        `${dir}: took over the lock of bawa mock process ${held.pid ?? "?"}, which no longer runs (it stopped without giving the directory up)`,
-      );
-    } catch {
-      // Another start moved it first; the next turn sees who holds it now.
-    }
-  }
-  const release = () => {
-    try {
-      const held = JSON.parse(fs.readFileSync(path, "utf8")) as Partial<Holder>;
-      if (held.pid === process.pid) fs.rmSync(path, { force: true });
-    } catch {
-      // Gone already.
-    }
-  };
-  process.once("exit", release);
-  return () => {
-    process.off("exit", release);
-    release();
-  };
 }
