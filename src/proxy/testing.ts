@@ -76,6 +76,7 @@ export class Session {
       const csrf = /name="csrf" value="([^"]+)"/.exec(res.text)?.[1];
       const action = /<form method="post" action="([^"]+)"/.exec(res.text)?.[1];
       if (!request || !csrf || !action) return undefined;
+      this.secrets.add(request).add(csrf);
       const fields = res.text.includes('name="password"')
         ? { request, csrf, username: this.account.username, password: this.account.password }
         : { request, csrf, decision };
