@@ -21,7 +21,7 @@ import { createMock } from "../mock/core/app.ts";
 import { requestLogRoute } from "../mock/core/control.ts";
 import type { AllowedOrigins } from "../mock/core/cors.ts";
 import { bodyBytes } from "../mock/core/http.ts";
-import { HEADERS_TIMEOUT_MS } from "../mock/core/limits.ts";
+import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS } from "../mock/core/limits.ts";
 import { RequestLog } from "../mock/core/request-log.ts";
 import { matchRoute } from "../mock/core/router.ts";
 import { dashboardRoutes } from "../mock/dashboard/routes.ts";
@@ -143,8 +143,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
 
   function answerOwn(req: IncomingMessage, res: ServerResponse): void {
+    // Its own calls are small JSON; what is over the mock's limit is not kept.
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.length < 64 && chunks.push(c));
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= BODY_LIMIT_BYTES) chunks.push(c);
+    });
     req.on("end", () => {
       const answer = own.handle({
         method: req.method ?? "GET",
@@ -171,7 +176,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       { method: req.method, headers: forwardedHeaders(req, target), agent, timeout: TARGET_TIMEOUT_MS },
       (answer) => receive(req, res, answer, requestChunks, requestSize, started),
     );
-    upstream.on("timeout", () => upstream.destroy(new Error(`no answer within ${TARGET_TIMEOUT_MS / 1000} s`)));
+    let timedOut = false;
+    upstream.on("timeout", () => {
+      timedOut = true;
+      upstream.destroy(new Error(`no answer within ${TARGET_TIMEOUT_MS / 1000} s`));
+    });
     upstream.on("error", (err) => {
       if (res.headersSent) {
         res.destroy();
@@ -179,13 +188,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       const message = `bawa proxy: the target ${shownTarget} did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
       const body = JSON.stringify({ Message: message });
-      res.writeHead(502, {
+      const status = timedOut ? 504 : 502;
+      res.writeHead(status, {
         "content-type": "application/json; charset=utf-8",
         "content-length": Buffer.byteLength(body),
         "x-bawa-proxy": "no answer",
       });
       res.end(body);
-      log.record(entry(req, 502, now() - started, { problem: message }));
+      log.record(entry(req, status, now() - started, { problem: message }));
     });
     req.on("data", (c: Buffer) => {
       requestSize += c.length;
@@ -256,6 +266,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         console.error(`bawa proxy: internal error recording ${ex.method} ${ex.url} (a bug of bawa):`, err);
       }
       report.add(ex, violations);
+      const requestProblem = (e: Exchange) => {
+        try {
+          return judge.requestProblem(e);
+        } catch {
+          return undefined;
+        }
+      };
       if (!passing) {
         const out = headers.filter(([k]) => k.toLowerCase() !== "content-length");
         const bodyless = req.method === "HEAD" || status === 204 || status === 304;
@@ -277,7 +294,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           route: place.operationId,
           client: clientOf(ex),
           database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
-          problem: passing ? `the answer is larger than ${JUDGE_LIMIT_BYTES} bytes: passed on unjudged` : undefined,
+          problem: passing
+            ? `the answer is larger than ${JUDGE_LIMIT_BYTES} bytes: passed on unjudged`
+            : requestProblem(ex),
           violations: violations.length ? violations : undefined,
         }),
       );

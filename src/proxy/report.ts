@@ -16,6 +16,8 @@ export interface ReportRow {
   text: string;
   /** Answers that broke it. */
   count: number;
+  /** Violations of it (an answer may break it in two places). */
+  violations: number;
   examples: Array<{ time: string; method: string; path: string; status: number } & Violation>;
 }
 
@@ -28,6 +30,7 @@ export class ViolationReport {
   add(ex: Exchange, violations: readonly Violation[]): void {
     this.exchanges++;
     if (violations.length > 0) this.violated++;
+    const counted = new Set<string>();
     for (const v of violations) {
       const r = requirements().get(v.requirement);
       const row = this.#rows.get(v.requirement) ?? {
@@ -36,9 +39,13 @@ export class ViolationReport {
         section: r?.section ?? "",
         text: r?.text ?? "",
         count: 0,
+        violations: 0,
         examples: [],
       };
-      row.count++;
+      // An answer that broke a rule twice (two dates) counts once.
+      if (!counted.has(v.requirement)) row.count++;
+      counted.add(v.requirement);
+      row.violations++;
       if (row.examples.length < EXAMPLES) {
         row.examples.push({
           time: new Date(ex.at).toISOString(),
@@ -92,7 +99,7 @@ export class ViolationReport {
           (e) =>
             `- ${e.time} \`${e.method} ${e.path}\` → ${e.status}: ${e.where}: expected ${cell(e.expected)}${e.found === undefined ? "" : `, found ${cell(e.found)}`}`,
         ),
-        ...(r.count > r.examples.length ? [`- ... ${r.count - r.examples.length} more`] : []),
+        ...(r.violations > r.examples.length ? [`- ... ${r.violations - r.examples.length} more`] : []),
         "",
       ]),
     ];

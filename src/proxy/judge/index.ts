@@ -3,8 +3,8 @@
 // of the description and of OAuth that exchanges can show. Violations name the
 // suite's requirement ids (conformance/requirements.yaml), so a violation here
 // reads as the suite's finding of that requirement would.
-import { type CompiledContract, SchemaSet, specView } from "../../contract/index.ts";
-import { type Exchange, jsonOf, type Violation } from "../exchange.ts";
+import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
+import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { type Place, Places } from "../places.ts";
 import { judgeData } from "./data.ts";
 import { Memory } from "./memory.ts";
@@ -48,6 +48,45 @@ export class Judge {
     out.push(...judgeRedirectsAndScreens(ex, place, this.memory));
     if (place.version) out.push(...this.#versionLetter(ex, place));
     return out;
+  }
+
+  /**
+   * What a request itself breaks of the contract (the spec view): the client's side of the exchange,
+   * shown in the request log beside the answer, never counted as the service's violation.
+   */
+  requestProblem(ex: Exchange): string | undefined {
+    const place = this.places.of(ex.method, ex.url);
+    if (!place.version) return undefined;
+    let problems: Problem[] = [];
+    let what = "";
+    if (place.endpoint === "authorize" && ex.method.toUpperCase() === "GET") {
+      const q = queryOf(ex.url);
+      problems = ["client_id", "redirect_uri", "scope", "response_type"]
+        .filter((k) => !q.get(k))
+        .map((field) => ({ field, message: "is required" }));
+      what = "query";
+    } else if (place.endpoint === "token" && ex.method.toUpperCase() === "POST") {
+      const form = formOf(ex);
+      if (!form) return "request: the token request is not a form (application/x-www-form-urlencoded)";
+      const basic = basicCredentials(ex.requestHeaders.authorization);
+      const params = { ...(basic ? { client_id: basic.id, client_secret: basic.secret } : {}), ...form };
+      const schema = { authorization_code: "AuthorizationCodeGrant", refresh_token: "RefreshTokenGrant" }[
+        form.grant_type ?? ""
+      ];
+      problems = schema
+        ? this.#spec.check(schema, params)
+        : [{ field: "grant_type", message: "must be authorization_code or refresh_token" }];
+      what = "form";
+    } else if (place.operation?.collection.request && ["POST", "PUT"].includes(ex.method.toUpperCase())) {
+      const body =
+        mediaType(ex.requestHeaders["content-type"]) === "application/json" ? jsonOf(ex.requestBody) : undefined;
+      if (!body) return undefined;
+      problems = this.#spec.check(place.operation.collection.request.schema, body.value);
+      what = "body";
+    }
+    if (problems.length === 0) return undefined;
+    const listed = problems.slice(0, 3).map((p) => `${what}${p.field ? `.${p.field}` : ""} ${p.message}`);
+    return `request: ${listed.join("; ")}${problems.length > 3 ? `; ${problems.length - 3} more` : ""}`;
   }
 
   /** VER-CASE: a GET answered with one letter of the version segment is answered with the other too. */

@@ -153,6 +153,42 @@ describe("the judge", () => {
   });
 });
 
+describe("the client's side of an exchange", () => {
+  const judge = new Judge(contract);
+  const json = { "content-type": "application/json" };
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+  it.each([
+    [
+      "a customer body of the wrong type",
+      {
+        method: "POST",
+        url: "/v1/api/DEMO/Customer",
+        requestHeaders: json,
+        requestBody: { Name: "X", CreditLimit: "veel" },
+      },
+      "request: body.CreditLimit must be of type number",
+    ],
+    [
+      "a refresh grant without redirect_uri",
+      {
+        method: "POST",
+        url: "/v1/OAuth/Token",
+        requestHeaders: form,
+        requestBody: "grant_type=refresh_token&refresh_token=r&client_id=c&client_secret=s",
+      },
+      "request: form.redirect_uri is required",
+    ],
+    [
+      "an authorization without scope",
+      { url: "/v1/OAuth/Authorize?client_id=c&redirect_uri=u&response_type=code" },
+      "request: query.scope is required",
+    ],
+    ["a read", { url: "/v1/api/DEMO/Customer/1001" }, undefined],
+  ] as Array<[string, Given, string | undefined]>)("%s", (_name, given, want) => {
+    expect(judge.requestProblem(exchange(given))).toBe(want);
+  });
+});
+
 describe("where a request goes", () => {
   const places = new Places(contract);
   it.each([

@@ -56,14 +56,21 @@ function carriesResult(location: string): boolean {
   return ["code", "access_token", "error"].some((k) => p.query.has(k) || p.fragment.has(k));
 }
 
-/** The authorization request a redirect to `location` answers: the latest one with that redirect URI. */
+/**
+ * The authorization request a redirect to `location` answers: among those with that redirect URI,
+ * the one whose state it returns (two tabs may authorize at once), else the latest.
+ */
 function authorizationOf(memory: Memory, location: string): AuthorizationSeen | undefined {
-  let found: AuthorizationSeen | undefined;
+  const p = redirectParams(location);
+  const returned = p?.query.get("state") ?? p?.fragment.get("state") ?? undefined;
+  let latest: AuthorizationSeen | undefined;
+  let same: AuthorizationSeen | undefined;
   for (const a of memory.authorizations.values()) {
-    const uri = a.redirectUri;
-    if (uri && (location === uri || location.startsWith(`${uri}?`) || location.startsWith(`${uri}#`))) found = a;
+    if (!authorizationMatches(location, a)) continue;
+    latest = a;
+    if (returned !== undefined && a.state === returned) same = a;
   }
-  return found;
+  return same ?? latest;
 }
 
 /** GET /OAuth/Authorize: its required parameters, its errors, and where it sends the browser. */
