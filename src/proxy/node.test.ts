@@ -19,6 +19,13 @@ const CUSTOMER = JSON.stringify({ CustomerId: "1001", Name: "Gzip B.V." });
 
 beforeAll(async () => {
   target = createServer((req, res) => {
+    if (req.url === "/v1/early") {
+      // Refuses a body at once, without reading it, and closes: as the mock does past 1 MiB.
+      res.shouldKeepAlive = false;
+      res.writeHead(413, { "content-type": "text/plain" }).end("too large");
+      req.resume();
+      return;
+    }
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
@@ -88,6 +95,30 @@ describe("bawa proxy forwards", () => {
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`${proxy.url}/v1/OAuth/Login?request=r1`);
     expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/; HttpOnly", "b=2; Path=/"]);
+  });
+
+  it("the answer of a target that refuses a body before reading it", async () => {
+    const body = "x".repeat(1_100_000);
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${proxy.url}/v1/early`, { method: "POST", body });
+      expect(res.status).toBe(413);
+      expect(await res.text()).toBe("too large");
+    }
+  });
+
+  it("a streamed (chunked) body whole, with its length", async () => {
+    seen.length = 0;
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("part one, "));
+        c.enqueue(new TextEncoder().encode("part two"));
+        c.close();
+      },
+    });
+    await fetch(`${proxy.url}/v1/chunks`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect(seen[0]).toMatchObject({ body: "part one, part two" });
+    expect(seen[0]!.headers).toMatchObject({ "content-length": "18" });
+    expect(seen[0]!.headers["transfer-encoding"]).toBeUndefined();
   });
 
   it("HEAD with the target's headers and no body", async () => {

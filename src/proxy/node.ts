@@ -166,15 +166,50 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   }
 
+  /**
+   * Reads the request's body, then sends it to the target whole: a target that answers before it read
+   * a body (a 413 at once) and closes would otherwise cut the answer off while the body still streams.
+   * A body larger than the judge keeps is streamed on as it comes.
+   */
   function forward(req: IncomingMessage, res: ServerResponse): void {
     const started = now();
-    const url = req.url ?? "/";
-    const requestChunks: Buffer[] = [];
-    let requestSize = 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const hold = (c: Buffer) => {
+      size += c.length;
+      chunks.push(c);
+      if (size <= JUDGE_LIMIT_BYTES) return;
+      req.off("data", hold);
+      req.off("end", whole);
+      req.pause();
+      const upstream = open(req, res, undefined, started);
+      for (const c of chunks.splice(0)) upstream.write(c);
+      req.pipe(upstream);
+    };
+    const whole = () => {
+      const body = size > 0 ? Buffer.concat(chunks) : undefined;
+      open(req, res, body, started).end(body);
+    };
+    req.on("data", hold);
+    req.on("end", whole);
+  }
+
+  /** The request to the target; `body` is the whole body when it was kept. */
+  function open(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, started: number) {
+    const headers = forwardedHeaders(req, target);
+    const sentBody = req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined;
+    if (sentBody && body !== undefined) headers["content-length"] = String(body.length);
+    else if (sentBody && body === undefined && req.headers["transfer-encoding"] === undefined)
+      headers["content-length"] = "0";
+    else if (!sentBody || body === undefined) delete headers["content-length"];
+    let answered = false;
     const upstream = send(
-      `${target.protocol}//${target.host}${prefix}${url}`,
-      { method: req.method, headers: forwardedHeaders(req, target), agent, timeout: TARGET_TIMEOUT_MS },
-      (answer) => receive(req, res, answer, requestChunks, requestSize, started),
+      `${target.protocol}//${target.host}${prefix}${req.url ?? "/"}`,
+      { method: req.method, headers, agent, timeout: TARGET_TIMEOUT_MS },
+      (answer) => {
+        answered = true;
+        receive(req, res, answer, body, started);
+      },
     );
     let timedOut = false;
     upstream.on("timeout", () => {
@@ -182,37 +217,38 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       upstream.destroy(new Error(`no answer within ${TARGET_TIMEOUT_MS / 1000} s`));
     });
     upstream.on("error", (err) => {
+      // The target answered before it read a streamed body and closed: its answer stands.
+      if (answered) {
+        req.unpipe(upstream);
+        req.resume();
+        return;
+      }
       if (res.headersSent) {
         res.destroy();
         return;
       }
       const message = `bawa proxy: the target ${shownTarget} did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
-      const body = JSON.stringify({ Message: message });
+      const text = JSON.stringify({ Message: message });
       const status = timedOut ? 504 : 502;
       res.writeHead(status, {
         "content-type": "application/json; charset=utf-8",
-        "content-length": Buffer.byteLength(body),
+        "content-length": Buffer.byteLength(text),
         "x-bawa-proxy": "no answer",
       });
-      res.end(body);
+      res.end(text);
       log.record(entry(req, status, now() - started, { problem: message }));
-    });
-    req.on("data", (c: Buffer) => {
-      requestSize += c.length;
-      if (requestSize <= JUDGE_LIMIT_BYTES) requestChunks.push(c);
     });
     res.on("close", () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    return upstream;
   }
 
   function receive(
     req: IncomingMessage,
     res: ServerResponse,
     answer: IncomingMessage,
-    requestChunks: Buffer[],
-    requestSize: number,
+    requestBody: Buffer | undefined,
     started: number,
   ): void {
     const chunks: Buffer[] = [];
@@ -239,8 +275,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         method: req.method ?? "GET",
         url: req.url ?? "/",
         requestHeaders: req.headers as Record<string, string | undefined>,
-        requestBody:
-          requestSize > JUDGE_LIMIT_BYTES ? undefined : requestChunks.length ? Buffer.concat(requestChunks) : undefined,
+        requestBody,
         status,
         headers: Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v])) as Exchange["headers"],
         body: passing ? undefined : decoded(raw, answer.headers["content-encoding"]),
