@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_CONFIG } from "../dist/src/mock/core/app.js";
 import { seedAccounts } from "../dist/src/mock/seed.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -39,26 +40,30 @@ const stopped = (child) => new Promise((done) => (child.exitCode === null ? chil
 const mock = await serve(["mock", "--port", "0", "--quiet", ...(values.faults ? ["--faults", values.faults] : [])]);
 const proxy = await serve(["proxy", "--target", mock.url, "--port", "0", "--quiet", "--report", reports]);
 const { app, second, pending, user, database, forbiddenDatabase } = seedAccounts();
-const suite = spawn(process.execPath, [bin, "conformance", "--assumptions", "--output", resolve(reports, "conformance")], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    CONFORMANCE_BASE_URL: proxy.url,
-    CONFORMANCE_DATABASE: database,
-    CONFORMANCE_CLIENT_ID: app.clientId,
-    CONFORMANCE_CLIENT_SECRET: app.clientSecret,
-    CONFORMANCE_REDIRECT_URI: app.redirectUri,
-    CONFORMANCE_SCOPE: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
-    CONFORMANCE_USERNAME: user.username,
-    CONFORMANCE_PASSWORD: user.password,
-    CONFORMANCE_SECOND_CLIENT_ID: second.clientId,
-    CONFORMANCE_SECOND_CLIENT_SECRET: second.clientSecret,
-    CONFORMANCE_SECOND_REDIRECT_URI: second.redirectUri,
-    CONFORMANCE_PENDING_CLIENT_ID: pending.clientId,
-    CONFORMANCE_PENDING_REDIRECT_URI: pending.redirectUri,
-    CONFORMANCE_FORBIDDEN_DATABASE: forbiddenDatabase,
+const suite = spawn(
+  process.execPath,
+  [bin, "conformance", "--assumptions", "--output", resolve(reports, "conformance")],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      CONFORMANCE_BASE_URL: proxy.url,
+      CONFORMANCE_DATABASE: database,
+      CONFORMANCE_CLIENT_ID: app.clientId,
+      CONFORMANCE_CLIENT_SECRET: app.clientSecret,
+      CONFORMANCE_REDIRECT_URI: app.redirectUri,
+      CONFORMANCE_SCOPE: DEFAULT_CONFIG.scope,
+      CONFORMANCE_USERNAME: user.username,
+      CONFORMANCE_PASSWORD: user.password,
+      CONFORMANCE_SECOND_CLIENT_ID: second.clientId,
+      CONFORMANCE_SECOND_CLIENT_SECRET: second.clientSecret,
+      CONFORMANCE_SECOND_REDIRECT_URI: second.redirectUri,
+      CONFORMANCE_PENDING_CLIENT_ID: pending.clientId,
+      CONFORMANCE_PENDING_REDIRECT_URI: pending.redirectUri,
+      CONFORMANCE_FORBIDDEN_DATABASE: forbiddenDatabase,
+    },
   },
-});
+);
 const suiteCode = await new Promise((done) => suite.on("exit", done));
 proxy.child.kill("SIGTERM");
 await stopped(proxy.child);
