@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { startProxy } from "../proxy/node.ts";
+import { RecordingError } from "../proxy/record.ts";
 import {
   CONTROL_OPTIONS,
   type Command,
@@ -87,6 +88,7 @@ options (flag, else environment variable, else default):
         recordDir,
       });
     } catch (err) {
+      if (err instanceof RecordingError) throw new UsageError(`--record: ${err.message}`);
       throw listenError(err, host, port);
     }
     if (!values.quiet) {

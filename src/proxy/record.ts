@@ -197,8 +197,18 @@ export class Recording {
     return [...(this.#objects.get(collection)?.get(db)?.values() ?? [])].map((k) => k.object);
   }
 
-  /** Reads a recording written before, to go on from it. */
+  /**
+   * Reads a recording written before, to go on from it. A folder that holds anything else (the
+   * project's own mock-data/, say) is refused: a recording rewrites the files it records.
+   */
   load(dir: string): void {
+    if (!existsSync(dir) || readdirSync(dir).length === 0) return;
+    const readme = join(dir, "README.md");
+    if (!existsSync(readme) || !readFileSync(readme, "utf8").startsWith(README_TITLE)) {
+      throw new RecordingError(
+        `${dir} holds files that are not a recording of bawa proxy; record into a new folder (or one a recording wrote)`,
+      );
+    }
     for (const c of this.contract.resources.collections) {
       const files = c.databaseScoped
         ? existsSync(join(dir, c.name))
@@ -256,7 +266,7 @@ export class Recording {
           .map((o) => `${o.resource} shows ${o.view.properties.join(", ")} of each ${o.collection.name}`),
       ),
     ];
-    return `# A recording of bawa proxy
+    return `${README_TITLE}
 
 What bawa proxy saw of ${target}, as seed data for the mock: \`npx bawa mock --seed <this folder>\`.
 Written ${new Date().toISOString()}. Each object is as the last answer that showed it; DELETE and a 404
@@ -281,6 +291,14 @@ ${partial.join("\n") || "None."}
 ${this.leftOutCount === 0 ? "Nothing." : `${this.leftOutCount} answers${this.leftOutCount > this.leftOut.length ? ` (the last ${this.leftOut.length} listed)` : ""}:\n\n${this.leftOut.map((l) => `- ${l.collection}${l.database ? ` in ${l.database}` : ""}${l.id ? ` ${l.id}` : ""}: ${l.reason}`).join("\n")}`}
 `;
   }
+}
+
+/** What a recording's README begins with: how a folder is known as a recording. */
+const README_TITLE = "# A recording of bawa proxy";
+
+/** A folder `--record` can not write into. */
+export class RecordingError extends Error {
+  override name = "RecordingError";
 }
 
 const fileKey = (c: Collection, db: string) => `${c.name}\u0000${db}`;

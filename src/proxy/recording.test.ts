@@ -1,8 +1,12 @@
 // The recording on hand-made exchanges: what it writes for the mock from
 // answers that drift (camelCase, ISO dates, XML), from a list that shows a few
 // fields, and what it leaves out, saying why.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
+import { PROJECT_ROOT } from "../paths.ts";
 import type { Exchange } from "./exchange.ts";
 import { Places } from "./places.ts";
 import { Recording } from "./record.ts";
@@ -94,6 +98,23 @@ describe("a recording", () => {
       "its database id can not be a file name of the seed",
     ]);
     expect(r.readme("http://t.example")).toContain("2 answers:");
+  });
+
+  it("goes on from a recording written before, and refuses a folder that is not one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bawa-recording-"));
+    try {
+      const first = recording();
+      first.apply(answer("/v1/api/DEMO/Customer/1001", customer));
+      first.write(dir, { target: "http://t.example" });
+      const again = recording();
+      again.load(dir);
+      expect(again.objects("Customer", "DEMO")).toEqual([customer]);
+      expect(() => recording().load(resolve(PROJECT_ROOT, "mock-data"))).toThrow(
+        /mock-data holds files that are not a recording of bawa proxy; record into a new folder/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads nothing but the bodies of data answers", () => {
