@@ -8,6 +8,7 @@ import { mockCommand } from "./mock.ts";
 import { activateCommand, refreshTokenCommand } from "./operator.ts";
 import { type Command, UsageError } from "./options.ts";
 import { prismCommand } from "./prism.ts";
+import { proxyCommand } from "./proxy.ts";
 
 const ensureBrowserCommand: Command = {
   summary: "find the Chromium the suite's screen checks drive, or install one",
@@ -25,6 +26,7 @@ export const COMMANDS: Record<string, Command> = {
   conformance: conformanceCommand,
   mock: mockCommand,
   prism: prismCommand,
+  proxy: proxyCommand,
   faults: faultsCommand,
   activate: activateCommand,
   "refresh-token": refreshTokenCommand,

@@ -39,9 +39,12 @@ describe("judging a run", () => {
     return toleranceRuns(TOLERATED.filter((s) => s.name === name));
   }
 
-  it("a fault is caught when at least what it breaks failed", () => {
-    const summary = { requirements: [row("SCOPE-SINGLE", "failed"), row("TOKEN-RESPONSE", "failed")] };
-    expect(judge(fault, summary).ok).toBe(true);
+  it("a fault is caught when exactly what it breaks failed: one drift is one finding", () => {
+    expect(judge(fault, { requirements: [row("SCOPE-SINGLE", "failed"), row("TOKEN-RESPONSE", "passed")] }).ok).toBe(
+      true,
+    );
+    const cascade = { requirements: [row("SCOPE-SINGLE", "failed"), row("TOKEN-RESPONSE", "failed")] };
+    expect(judge(fault, cascade)).toMatchObject({ ok: false, failed: ["SCOPE-SINGLE", "TOKEN-RESPONSE"] });
     expect(judge(fault, { requirements: [row("SCOPE-SINGLE", "passed")] }).ok).toBe(false);
     expect(judge(fault, undefined).ok).toBe(false);
   });

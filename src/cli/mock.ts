@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { warmSteps } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
@@ -10,16 +9,17 @@ import { type Listening, listen } from "../mock/node/listen.ts";
 import { keepHeapSettled } from "../mock/node/memory.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import {
+  CONTROL_OPTIONS,
   type Command,
   contractOf,
+  controlSettings,
+  listenError,
   portSetting,
   SERVER_OPTIONS,
   setting,
   UsageError,
   versionsSetting,
 } from "./options.ts";
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 export const mockCommand: Command = {
   summary: "run the stateful mock (customer API + OAuth 2.0 server)",
@@ -68,9 +68,7 @@ options (flag, else environment variable, else default):
     rules: { type: "string" },
     "data-dir": { type: "string" },
     "compact-at": { type: "string" },
-    "allowed-hosts": { type: "string" },
-    "control-token": { type: "string" },
-    "cors-origins": { type: "string" },
+    ...CONTROL_OPTIONS,
     "json-names": { type: "string" },
     "list-faults": { type: "boolean" },
   },
@@ -91,20 +89,15 @@ options (flag, else environment variable, else default):
       throw new UsageError(`--json-names (BAWA_JSON_NAMES) is pascal or camel, not ${jsonNames}`);
     }
     if (jsonNames === "camel") rules.jsonNames = "camel";
-    const corsOrigins = corsSetting(setting(values, "cors-origins", "BAWA_CORS_ORIGINS", ""));
     const host = setting(values, "host", "BAWA_HOST", "127.0.0.1");
+    // A shared mock must not be switched into a fault by a stray request: off loopback, a token is required.
+    const { controlToken, allowedHosts, corsOrigins } = controlSettings(values, host);
     const port = portSetting(values, "port", "BAWA_PORT", 4010);
     const versions = versionsSetting(values);
     const scope = setting(values, "scope", "BAWA_SCOPE", DEFAULT_CONFIG.scope);
     if (!/^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/.test(scope)) {
       throw new UsageError(`--scope must look like http://<vendor>.<product>.API/Web/WebApi/*, not ${scope}`);
     }
-    const given = setting(values, "control-token", "BAWA_CONTROL_TOKEN", "");
-    if (given && !/^[A-Za-z0-9._~-]{16,}$/.test(given)) {
-      throw new UsageError("--control-token (BAWA_CONTROL_TOKEN) must be at least 16 of A-Z a-z 0-9 . _ ~ -");
-    }
-    // A shared mock must not be switched into a fault by a stray request: off loopback, a token is required.
-    const controlToken = given || (LOOPBACK.test(host) ? "" : randomBytes(24).toString("base64url"));
     const givenSeed = setting(values, "seed", "BAWA_SEED_DIR", "");
     const seedDir = resolve(givenSeed || DEFAULT_SEED_DIR);
     const contract = contractOf(values, { eager: false });
@@ -134,18 +127,9 @@ options (flag, else environment variable, else default):
     }
     let listening: Listening;
     try {
-      const allowedHosts = setting(values, "allowed-hosts", "BAWA_ALLOWED_HOSTS", "")
-        .split(",")
-        .map((h) => h.trim())
-        .filter(Boolean);
       listening = await listen(mock, { host, port, allowedHosts });
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === "EADDRINUSE")
-        throw new Error(`port ${port} on ${host} is in use; pick another with --port or BAWA_PORT`);
-      if (e.code === "EADDRNOTAVAIL")
-        throw new Error(`cannot listen on ${host}: no such local address (--host, BAWA_HOST)`);
-      throw err;
+      throw listenError(err, host, port);
     }
     const ms = Math.round(performance.now() - started);
     // Compile the remaining validators now, before most clients need them, one per turn of the
@@ -196,24 +180,6 @@ Ctrl-C stops it.`);
     return 0;
   },
 };
-
-/** `--cors-origins`: empty for the active applications' redirect URI origins, `*`, or a list of origins. */
-function corsSetting(value: string): "registered" | "*" | string[] {
-  if (value === "") return "registered";
-  if (value === "*") return "*";
-  return value.split(",").map((o) => {
-    let url: URL;
-    try {
-      url = new URL(o.trim());
-    } catch {
-      throw new UsageError(`--cors-origins: ${o.trim()} is not an origin such as http://localhost:5173`);
-    }
-    if (url.origin === "null" || url.href !== `${url.origin}/`) {
-      throw new UsageError(`--cors-origins: ${o.trim()} is not an origin (scheme, host and port, nothing more)`);
-    }
-    return url.origin;
-  });
-}
 
 /** `name=value,name=value` into rules; wrong names or values are a usage error that names them. */
 function parseRules(text: string): Partial<Rules> {

@@ -1,4 +1,5 @@
 // What every command shares: the Command shape, usage errors, settings from flags or environment.
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
@@ -67,4 +68,64 @@ export function contractOf(values: Record<string, unknown>, options: { eager?: b
   } catch (err) {
     throw new Error(`the contract ${path} can not be used: ${(err as Error).message}`);
   }
+}
+
+/** The options of a server with its own pages and control calls: bawa mock, bawa proxy. */
+export const CONTROL_OPTIONS = {
+  "allowed-hosts": { type: "string" },
+  "control-token": { type: "string" },
+  "cors-origins": { type: "string" },
+} as const;
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/**
+ * Who may reach a server's own pages and control calls: `--control-token` (made up when the
+ * server listens off loopback, so a stray request can not switch a shared server), more Host
+ * names (`--allowed-hosts`) and the origins a page may call from (`--cors-origins`).
+ */
+export function controlSettings(
+  values: Record<string, unknown>,
+  host: string,
+): { controlToken: string; allowedHosts: string[]; corsOrigins: "registered" | "*" | string[] } {
+  const given = setting(values, "control-token", "BAWA_CONTROL_TOKEN", "");
+  if (given && !/^[A-Za-z0-9._~-]{16,}$/.test(given)) {
+    throw new UsageError("--control-token (BAWA_CONTROL_TOKEN) must be at least 16 of A-Z a-z 0-9 . _ ~ -");
+  }
+  return {
+    controlToken: given || (LOOPBACK.test(host) ? "" : randomBytes(24).toString("base64url")),
+    allowedHosts: setting(values, "allowed-hosts", "BAWA_ALLOWED_HOSTS", "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean),
+    corsOrigins: corsSetting(setting(values, "cors-origins", "BAWA_CORS_ORIGINS", "")),
+  };
+}
+
+/** Why a server could not listen, with the option that changes it. */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "EADDRINUSE")
+    return new Error(`port ${port} on ${host} is in use; pick another with --port or BAWA_PORT`);
+  if (e.code === "EADDRNOTAVAIL")
+    return new Error(`cannot listen on ${host}: no such local address (--host, BAWA_HOST)`);
+  return err;
+}
+
+/** `--cors-origins`: empty for the active applications' redirect URI origins, `*`, or a list of origins. */
+function corsSetting(value: string): "registered" | "*" | string[] {
+  if (value === "") return "registered";
+  if (value === "*") return "*";
+  return value.split(",").map((o) => {
+    let url: URL;
+    try {
+      url = new URL(o.trim());
+    } catch {
+      throw new UsageError(`--cors-origins: ${o.trim()} is not an origin such as http://localhost:5173`);
+    }
+    if (url.origin === "null" || url.href !== `${url.origin}/`) {
+      throw new UsageError(`--cors-origins: ${o.trim()} is not an origin (scheme, host and port, nothing more)`);
+    }
+    return url.origin;
+  });
 }

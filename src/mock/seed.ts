@@ -2,7 +2,7 @@
 // model (one folder per collection, one file per database; one file for a
 // collection of the whole service) and the OAuth registry, each checked against
 // the contract so a bad seed stops the mock at start-up.
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { parse } from "yaml";
 import type { Collection, CompiledContract } from "../contract/index.ts";
@@ -37,7 +37,28 @@ export function loadSeed(
   dir: string = DEFAULT_SEED_DIR,
   options: SeedOptions = {},
 ): LoadedSeed {
-  return { objects: loadObjects(contract, dir, options), oauth: loadOAuth(dir) };
+  const objects = loadObjects(contract, dir, options);
+  if (existsSync(join(dir, "oauth.yaml"))) return { objects, oauth: loadOAuth(dir) };
+  // A folder of objects alone (a recording of bawa proxy): the default applications and users
+  // serve it, and each user may open its databases too, so its objects can be read at once.
+  const defaults = loadOAuth(DEFAULT_SEED_DIR);
+  const databases = [
+    ...new Set(
+      contract.resources.collections.filter((c) => c.databaseScoped).flatMap((c) => Object.keys(objects[c.name] ?? {})),
+    ),
+  ];
+  if (databases.length > 0) {
+    options.warn?.(
+      `${relative(process.cwd(), dir) || dir} has no oauth.yaml: the default applications and users of mock-data/oauth.yaml serve it, each of them may open ${databases.join(", ")}`,
+    );
+  }
+  return {
+    objects,
+    oauth: {
+      ...defaults,
+      users: defaults.users.map((u) => ({ ...u, databases: [...new Set([...u.databases, ...databases])] })),
+    },
+  };
 }
 
 function readText(file: string): string {

@@ -262,16 +262,21 @@ export interface components {
                 [key: string]: string[];
             };
         };
-        /** @description The most important information of a customer. Read-only. */
+        /**
+         * @description The most important information of a customer. Read-only. Which fields
+         *     an info object has is not shown in the description: only `CustomerId`,
+         *     which ties it to its customer, is required here; the mock writes all
+         *     eight (A-INFO-FIELDS) and the suite's assumption check requires them.
+         */
         CustomerInfo: {
             CustomerId: string;
-            Name: string;
-            ShortName: string | null;
-            City: string | null;
-            CountryId: string | null;
-            CustomerStateId: string | null;
-            Email: string | null;
-            Telephone: string | null;
+            Name?: string;
+            ShortName?: string | null;
+            City?: string | null;
+            CountryId?: string | null;
+            CustomerStateId?: string | null;
+            Email?: string | null;
+            Telephone?: string | null;
         };
         /**
          * @description An administration (database) the user may open, as the real family's
@@ -923,6 +928,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /**
+             * @description The login screen, shown at this address itself. The description says
+             *     only that the user is led to a login screen, not how; a server may
+             *     render it here instead of redirecting. The mock redirects (302,
+             *     A-REDIRECT-STATUS).
+             */
+            200: {
+                headers: {
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /**
              * @description Redirect. For a valid request, to the login screen (A-SCREEN-PATHS).
              *     For an invalid request from a known client with a matching redirect

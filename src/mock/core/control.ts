@@ -304,16 +304,7 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
         ),
       },
     },
-    {
-      path: "/__mock/requests",
-      local: true,
-      methods: {
-        GET: (req) => {
-          const after = Number(req.query.get("after")?.[0] ?? 0);
-          return controlJson(200, { size: log.size, entries: log.since(Number.isFinite(after) ? after : 0) });
-        },
-      },
-    },
+    requestLogRoute(log),
     {
       // The contract's resources as the mock serves them (src/contract/resources.ts).
       path: "/__mock/resources",
@@ -384,6 +375,20 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
       },
     },
   ];
+}
+
+/** GET /__mock/requests (`?after=<id>`): the request log, for the dashboard and for tools (the mock's, bawa proxy's). */
+export function requestLogRoute(log: RequestLog): Route {
+  return {
+    path: "/__mock/requests",
+    local: true,
+    methods: {
+      GET: (req) => {
+        const after = Number(req.query.get("after")?.[0] ?? 0);
+        return controlJson(200, { size: log.size, entries: log.since(Number.isFinite(after) ? after : 0) });
+      },
+    },
+  };
 }
 
 /** A collection by its name or a resource's, without case, a plural "s" allowed (`customers`). */

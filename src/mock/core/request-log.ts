@@ -24,6 +24,16 @@ export interface LoggedRequest {
   ignored?: readonly string[] | undefined;
   /** The scenarios that were on, when any were. */
   scenarios?: string | undefined;
+  /** Rules the answer broke, as bawa proxy judged it (src/proxy/), each with its requirement id. */
+  violations?: readonly LoggedViolation[] | undefined;
+}
+
+/** A rule an answer broke: the requirement's id, where the value is, what was expected and found. */
+export interface LoggedViolation {
+  requirement: string;
+  where: string;
+  expected: string;
+  found?: string | undefined;
 }
 
 /** What is recorded per request: the times as numbers, turned into ISO text only when read. */
@@ -65,6 +75,7 @@ export class RequestLog {
       problem: cut(entry.problem),
       ignored: entry.ignored?.length ? entry.ignored.slice(0, 20).map((i) => cut(i)!) : undefined,
       scenarios: entry.scenarios,
+      violations: entry.violations,
     };
     this.#ring[(e.id - 1) % this.size] = e;
     for (const l of this.#listeners) l(readable(e));

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { PROJECT_ROOT } from "../../paths.ts";
 import type { MockResponse } from "../core/http.ts";
 import { CONTROL_COOKIE } from "../core/local.ts";
+import { html } from "../core/oauth/pages.ts";
 import type { Route } from "../core/router.ts";
 
 const ASSETS = resolve(PROJECT_ROOT, "src/mock/dashboard/assets");
@@ -26,8 +27,18 @@ const asset = (type: string, body: string): MockResponse => ({
   body,
 });
 
-export function dashboardRoutes(): Route[] {
-  const page = read("dashboard.html");
+/** Whose dashboard it is: the mock's, or bawa proxy's (the request log and its violations only). */
+export interface DashboardOptions {
+  /** The proxy's target: the page shows the requests it forwarded and the rules their answers broke. */
+  proxyOf?: string;
+}
+
+export function dashboardRoutes(options: DashboardOptions = {}): Route[] {
+  const page = options.proxyOf
+    ? read("dashboard.html")
+        .replace("<title>bawa mock · dashboard</title>", "<title>bawa proxy · dashboard</title>")
+        .replace("<body>", `<body data-mode="proxy" data-target="${html(options.proxyOf)}">`)
+    : read("dashboard.html");
   const script = read("dashboard.js");
   const style = read("dashboard.css");
   return [

@@ -157,7 +157,7 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
     what: "XML is asked for, JSON comes back",
     transforms: [
       {
-        codes: OBJECT_ANSWERS,
+        codes: [...OBJECT_ANSWERS, "resource.list"],
         apply: (res) =>
           res.meta?.format?.kind === "xml"
             ? {

@@ -276,21 +276,41 @@ function renderResources() {
   notServed.textContent = model.notServed.map((u) => `not served: ${u.method} ${u.path}: ${u.reason}`).join("\n");
 }
 
+/** The rules an answer broke (bawa proxy's judgement): requirement id, where, expected, found. */
+function violationList(violations) {
+  return el(
+    "ul",
+    { className: "violations" },
+    ...violations.map((v) =>
+      el(
+        "li",
+        {},
+        el("span", { className: "requirement mono" }, v.requirement),
+        " ",
+        el("span", { className: "mono" }, v.where),
+        `: expected ${v.expected}`,
+        v.found === undefined ? "" : `, found ${v.found}`,
+      ),
+    ),
+  );
+}
+
 let lastRequest = 0;
+let violated = 0;
 async function pollRequests() {
   try {
     const { size, entries } = await call("GET", `/__mock/requests?after=${lastRequest}`);
-    $("#requests-note").textContent = `(the last ${size} are kept)`;
     const body = $("#requests tbody");
     for (const e of entries) {
       lastRequest = e.id;
+      if (e.violations?.length) violated++;
       const notes = [e.problem, e.ignored?.length ? `ignored: ${e.ignored.join(", ")}` : ""]
         .filter(Boolean)
         .join(" · ");
       body.prepend(
         el(
           "tr",
-          { className: `fresh status-${String(e.status)[0]}` },
+          { className: `fresh status-${String(e.status)[0]}${e.violations?.length ? " violated" : ""}` },
           el("td", { className: "muted" }, e.time.slice(11, 23)),
           el("td", {}, e.method),
           el("td", { className: "path mono" }, e.path),
@@ -304,11 +324,14 @@ async function pollRequests() {
             {},
             el("span", { className: "problem" }, notes),
             e.scenarios ? el("span", { className: "muted scenarios" }, ` scenarios: ${e.scenarios}`) : "",
+            e.violations?.length ? violationList(e.violations) : "",
           ),
         ),
       );
     }
     while (body.rows.length > 200) body.deleteRow(-1);
+    $("#requests-note").textContent =
+      `(the last ${size} are kept${violated ? `; ${violated} ${violated === 1 ? "answer" : "answers"} broke a rule` : ""})`;
   } catch {
     // The mock may be restarting; the next poll tries again.
   }
@@ -336,7 +359,22 @@ async function refresh() {
   }
 }
 
+/** bawa proxy's dashboard: only the requests it forwarded, with the rules their answers broke. */
+function startProxyDashboard() {
+  const target = document.body.dataset.target;
+  $("h1").textContent = "bawa proxy";
+  $("#clock").textContent = `in front of ${target}`;
+  $("#reset").hidden = true;
+  for (const section of document.querySelectorAll("main > section:not(#requests-section)")) section.hidden = true;
+  pollRequests();
+  setInterval(pollRequests, 1000);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  if (document.body.dataset.mode === "proxy") {
+    startProxyDashboard();
+    return;
+  }
   $("#reset").addEventListener("click", () => change("everything is back to the start", "POST", "/__mock/reset", {}));
   for (const button of document.querySelectorAll("[data-advance]")) {
     button.addEventListener("click", () =>

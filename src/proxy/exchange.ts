@@ -1,0 +1,93 @@
+// One request and its answer as the proxy saw them, in plain data: what the
+// judge and the recording read. The node adapter (node.ts) makes them.
+import { createHash } from "node:crypto";
+import { parseParams } from "../mock/core/http.ts";
+import { basicCredentials as mockBasicCredentials } from "../mock/core/oauth/token-endpoint.ts";
+
+export interface Exchange {
+  method: string;
+  /** Path and query as the client sent them. */
+  url: string;
+  /** Request header names in lower case. */
+  requestHeaders: Readonly<Record<string, string | undefined>>;
+  requestBody: Buffer | undefined;
+  status: number;
+  /** Answer header names in lower case; a repeated header (Set-Cookie) keeps every value. */
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The answer's body, decoded from its Content-Encoding; undefined when it was too large to keep. */
+  body: Buffer | undefined;
+  /** When the answer arrived, on the proxy's clock (ms). */
+  at: number;
+}
+
+/** One rule of the description (or of OAuth) that an exchange broke, as the suite names it. */
+export interface Violation {
+  /** The requirement's id in conformance/requirements.yaml (`TOKEN-RESPONSE`). */
+  requirement: string;
+  /** Where the value is: `status`, `header Cache-Control`, `body.expires_in`, `Location fragment token_type`. */
+  where: string;
+  expected: string;
+  /** What was there instead; never a token, code, secret or password. */
+  found?: string | undefined;
+}
+
+/** A header's single value (the first of a repeated one). */
+export function header(ex: Pick<Exchange, "headers">, name: string): string | undefined {
+  const v = ex.headers[name];
+  return typeof v === "string" ? v : v?.[0];
+}
+
+export const mediaType = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
+
+export const text = (body: Buffer | undefined) => body?.toString("utf8") ?? "";
+
+/** The body as JSON, or undefined when it is not JSON. */
+export function jsonOf(body: Buffer | undefined): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text(body).replace(/^\uFEFF/, "")) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The query of a request target. */
+export function queryOf(url: string): URLSearchParams {
+  const q = url.indexOf("?");
+  return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+}
+
+/** A form body (`application/x-www-form-urlencoded`), single values; repeated names keep the first. */
+export function formOf(ex: Pick<Exchange, "requestHeaders" | "requestBody">): Record<string, string> | undefined {
+  if (mediaType(ex.requestHeaders["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of parseParams(text(ex.requestBody))) out[k] = v[0]!;
+  return out;
+}
+
+/** Client credentials of an HTTP Basic header (RFC 6749 2.3.1), read as the mock reads them. */
+export function basicCredentials(authorization: string | undefined): { id: string; secret: string } | undefined {
+  const read = mockBasicCredentials(authorization);
+  return read === "malformed" ? undefined : read;
+}
+
+/** A fingerprint of a secret value (token, code, client secret): the proxy keeps these, never the values. */
+export const fingerprint = (value: string) => createHash("sha256").update(value).digest("base64url").slice(0, 22);
+
+/** The parameters of a redirect's query and fragment. */
+export function redirectParams(
+  location: string,
+  base = "http://proxy.invalid/",
+): { url: URL; query: URLSearchParams; fragment: URLSearchParams } | undefined {
+  try {
+    const url = new URL(location, base);
+    return { url, query: url.searchParams, fragment: new URLSearchParams(url.hash.slice(1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a contract problem's message asks for, said as the expected value (`must be 7200` → `7200`). */
+export function expectation(message: string): string {
+  if (message === "is required") return "present";
+  return message.replace(/^must be (of type )?/, (_, type) => (type ? "of type " : "")).replace(/^must /, "");
+}

@@ -1,0 +1,113 @@
+// The proxy in front of the mock, once per switch of src/mock/faults/: the
+// planted drifts. A session that gives every rule a chance to be broken runs
+// through the proxy; for each fault an exchange can show, the proxy must report
+// exactly the requirements the fault breaks, and nothing in front of the mock
+// without faults. The faults no exchange can show are listed with the reason,
+// as the suite's profile of Prism lists what a stateless mock can not pass.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requirements } from "../../conformance/lib/requirements.ts";
+import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
+import { type BawaMock, buildMock } from "../mock/index.ts";
+import { type Listening, listen } from "../mock/node/listen.ts";
+import { SCOPE, SEED } from "../mock/testing.ts";
+import { type RunningProxy, startProxy } from "./node.ts";
+import { everyRule, Session } from "./testing.ts";
+
+/** Faults no exchange (nor a session of them) can show, and why. */
+const NOT_SHOWN: Record<string, string> = {
+  "redirect-unregistered": "the proxy does not know the registered redirect URIs: any one may be registered",
+  "pending-client-allowed": "the proxy does not know which applications are active",
+  "implicit-token-rejected":
+    "a token refused on its first call can not be told from one refused for a database its user may not open",
+  "valid-tokens-refused": "the same: a token that never worked can not be told from one not meant for that database",
+  "permission-skipped": "which page is the permission screen is an assumption (A-SCREEN-PATHS)",
+  "csrf-off": "which form fields carry the anti-forgery value is the service's own",
+  "unknown-path-200": "the service has resources the description does not show: an unknown path may be one of them",
+  "bad-bodies-500": "a 500 for a body of the wrong type breaks an assumption (A-INVALID-BODIES), not the description",
+};
+/**
+ * Requirements a fault breaks on some contract, but not on this one: the faults
+ * matrix of npm test runs on a contract with a second resource.
+ */
+const NOT_ON_THIS_CONTRACT: Record<string, string> = {
+  "SVC-FIELDS":
+    "the only objects besides the customer's are AdministrationInfo, an assumption whose fields the description does not show (specView loosens them)",
+};
+/** What else a fault's exchanges show, each a real violation of its own. */
+const ALSO_SHOWN: Record<string, string[]> = {
+  // Its access token is the word "broken": 6 characters can not carry 128 bits.
+  "refresh-broken": ["OAUTH-TOKEN-ENTROPY"],
+  // It rounds the JSON form only: JSON and XML of one customer differ.
+  "decimals-rounded": ["SVC-FORMATS"],
+  // A path without the version segment is one of the unknown paths it answers 200.
+  "unknown-path-200": ["VER-PATH"],
+};
+
+let mock: BawaMock;
+let server: Listening;
+let proxy: RunningProxy;
+
+beforeAll(async () => {
+  mock = buildMock();
+  server = await listen(mock, { host: "127.0.0.1", port: 0 });
+  proxy = await startProxy({ target: server.url, host: "127.0.0.1", port: 0, contract: mock.ctx.contract });
+});
+afterAll(async () => {
+  await proxy?.close();
+  await server?.close();
+});
+
+/** The session through the proxy with `switches` on; the requirement ids of every violation it saw. */
+async function violationsWith(switches: readonly string[]): Promise<string[]> {
+  mock.scenarios.reset();
+  mock.ctx.store.reset();
+  for (const name of switches) mock.scenarios.set(name, true);
+  const after = proxy.log.since(0).at(-1)?.id ?? 0;
+  await everyRule(
+    new Session(proxy.url, {
+      app: SEED.app,
+      second: SEED.second,
+      username: SEED.user.username,
+      password: SEED.user.password,
+      database: SEED.database,
+      scope: SCOPE,
+    }),
+  );
+  const ids = proxy.log.since(after).flatMap((e) => e.violations?.map((v) => v.requirement) ?? []);
+  return [...new Set(ids)].sort();
+}
+
+describe("bawa proxy in front of the mock", () => {
+  it("sees no violation when the mock has no fault", async () => {
+    expect(await violationsWith([])).toEqual([]);
+    expect(proxy.log.since(0).filter((e) => e.status >= 500)).toEqual([]);
+  });
+
+  it.each(FAULTS.filter((f) => !(f.name in NOT_SHOWN)).map((f) => [f.name, f] as const))(
+    "sees the fault %s as the requirements it breaks",
+    async (name, fault) => {
+      const breaks = (fault.breaks ?? []).filter((id) => !(id in NOT_ON_THIS_CONTRACT));
+      const want = [...new Set([...breaks, ...(ALSO_SHOWN[name] ?? [])])].sort();
+      expect(await violationsWith([name])).toEqual(want);
+    },
+  );
+
+  it.each(Object.keys(NOT_SHOWN))("reports nothing false for %s, which no exchange shows", async (name) => {
+    expect(await violationsWith([name])).toEqual(ALSO_SHOWN[name] ?? []);
+  });
+
+  it.each(TOLERATED.map((t) => [t.name, t] as const))(
+    "reports the tolerated behaviour %s as the suite's verdict does",
+    async (name, behaviour) => {
+      expect(await violationsWith([name])).toEqual([...(behaviour.expect?.[0]?.failed ?? [])].sort());
+    },
+  );
+
+  it("names only requirements of the suite, and knows every fault it lists", () => {
+    const known = new Set(requirements().keys());
+    const seen = proxy.report.rows().map((r) => r.id);
+    expect(seen.filter((id) => !known.has(id))).toEqual([]);
+    for (const name of [...Object.keys(NOT_SHOWN), ...Object.keys(ALSO_SHOWN)])
+      expect(FAULTS.map((f) => f.name)).toContain(name);
+  });
+});

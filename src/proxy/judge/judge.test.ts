@@ -1,0 +1,213 @@
+// The judge on hand-made exchanges: what a conforming implementation may
+// answer that the mock never does (a login page at the authorize address, a
+// write answered with the id alone, fields and resources the description does
+// not show), and drifts reported once rather than as a cascade.
+import { describe, expect, it } from "vitest";
+import { compileContract } from "../../contract/index.ts";
+import type { Exchange } from "../exchange.ts";
+import { Places } from "../places.ts";
+import { Judge } from "./index.ts";
+
+const contract = compileContract();
+const seed = (await import("../../../mock-data/Customer/DEMO.json", { with: { type: "json" } })).default as Array<
+  Record<string, unknown>
+>;
+const customer = seed[0]!;
+
+type Given = Partial<Omit<Exchange, "body" | "requestBody">> & { body?: unknown; requestBody?: unknown };
+
+/** An exchange: JSON bodies are given as values, text as strings. */
+function exchange(g: Given): Exchange {
+  const encode = (b: unknown) =>
+    b === undefined ? undefined : Buffer.from(typeof b === "string" ? b : JSON.stringify(b), "utf8");
+  return {
+    method: g.method ?? "GET",
+    url: g.url ?? "/v1/api/DEMO/Customer/1001",
+    requestHeaders: { authorization: "Bearer a-token-of-the-client", ...g.requestHeaders },
+    requestBody: encode(g.requestBody),
+    status: g.status ?? 200,
+    headers: { "content-type": "application/json; charset=utf-8", ...g.headers },
+    body: encode(g.body),
+    at: g.at ?? Date.now(),
+  };
+}
+
+const camel = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]));
+
+const cases: Array<[string, { given: Given[]; want: string[] }]> = [
+  ["a customer as the table describes it", { given: [{ body: customer }], want: [] }],
+  [
+    "a customer with fields the description does not list",
+    { given: [{ body: { ...customer, dateCreated: "2024-03-01T09:30:00", customProperties: {} } }], want: [] },
+  ],
+  [
+    "camelCase names: one CUST-NAMES, not 55 missing fields",
+    { given: [{ body: camel(customer) }], want: ["CUST-NAMES"] },
+  ],
+  [
+    "ISO dates: CUST-DATES for each date, nothing else",
+    {
+      given: [{ body: { ...customer, CocDate: "2011-03-14T00:00:00", VatVerificationDate: "2024-01-15" } }],
+      want: ["CUST-DATES", "CUST-DATES"],
+    },
+  ],
+  [
+    "the XML form with another value than the JSON form",
+    {
+      given: [
+        { body: customer },
+        {
+          headers: { "content-type": "application/xml" },
+          requestHeaders: { accept: "application/xml" },
+          body: `<Customer><CustomerId>1001</CustomerId><Name>${customer.Name}</Name><City>Elders</City></Customer>`,
+        },
+      ],
+      want: ["SVC-FORMATS"],
+    },
+  ],
+  [
+    "a write answered with the id alone (its body is not shown)",
+    {
+      given: [
+        {
+          method: "POST",
+          url: "/v1/api/DEMO/Customer",
+          requestBody: { Name: "X" },
+          requestHeaders: { "content-type": "application/json" },
+          body: { CustomerId: "1009" },
+        },
+      ],
+      want: [],
+    },
+  ],
+  [
+    "a resource the contract does not declare",
+    { given: [{ url: "/v1/api/DEMO/SupplierInfoList", body: [{ x: 1 }] }], want: [] },
+  ],
+  [
+    "the login screen at the authorize address (200), refusing framing",
+    {
+      given: [
+        {
+          url: "/v1/OAuth/Authorize?client_id=c&redirect_uri=http%3A%2F%2Fapp.example%2Fcb&scope=s&response_type=code",
+          headers: { "content-type": "text/html", "x-frame-options": "DENY" },
+          body: "<form></form>",
+        },
+      ],
+      want: [],
+    },
+  ],
+  [
+    "the login screen at the authorize address, framable",
+    {
+      given: [
+        {
+          url: "/v1/OAuth/Authorize?client_id=c&redirect_uri=http%3A%2F%2Fapp.example%2Fcb&scope=s&response_type=code",
+          headers: { "content-type": "text/html" },
+          body: "<form></form>",
+        },
+      ],
+      want: ["OAUTH-SCREENS-NO-FRAMING"],
+    },
+  ],
+  [
+    "a 401 with a challenge that is not Bearer",
+    {
+      given: [{ status: 401, headers: { "www-authenticate": 'Basic realm="x"' }, body: { Message: "no" } }],
+      want: ["OAUTH-BEARER-CHALLENGE"],
+    },
+  ],
+  [
+    "an answer in JSON when Accept asked only for XML",
+    { given: [{ requestHeaders: { accept: "application/xml" }, body: customer }], want: ["SVC-FORMATS"] },
+  ],
+  [
+    "an answer in JSON when Accept takes anything",
+    { given: [{ requestHeaders: { accept: "*/*" }, body: customer }], want: [] },
+  ],
+];
+
+describe("the judge", () => {
+  it.each(cases)("%s", (_name, { given, want }) => {
+    const judge = new Judge(contract);
+    const got = given.flatMap((g) => judge.judge(exchange(g)).map((v) => v.requirement));
+    expect(got).toEqual(want);
+  });
+
+  it("never shows a token, code or secret as what it found", () => {
+    const judge = new Judge(contract);
+    const token = "a-short-one";
+    const violations = judge.judge(
+      exchange({
+        method: "POST",
+        url: "/v1/OAuth/Token",
+        requestHeaders: { "content-type": "application/x-www-form-urlencoded" },
+        requestBody: "grant_type=refresh_token&refresh_token=r&client_id=c&client_secret=s&redirect_uri=u",
+        headers: { "content-type": "application/json", "cache-control": "no-store" },
+        body: { access_token: token, token_type: "bearer", expires_in: 7200, scope: "http://A.B.API/Web/WebApi/*" },
+      }),
+    );
+    expect(violations.map((v) => v.requirement)).toEqual(["TOK-REFRESH", "OAUTH-TOKEN-ENTROPY"]);
+    expect(JSON.stringify(violations)).not.toContain(token);
+  });
+});
+
+describe("the client's side of an exchange", () => {
+  const judge = new Judge(contract);
+  const json = { "content-type": "application/json" };
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+  it.each([
+    [
+      "a customer body of the wrong type",
+      {
+        method: "POST",
+        url: "/v1/api/DEMO/Customer",
+        requestHeaders: json,
+        requestBody: { Name: "X", CreditLimit: "veel" },
+      },
+      "request: body.CreditLimit must be of type number",
+    ],
+    [
+      "a refresh grant without redirect_uri",
+      {
+        method: "POST",
+        url: "/v1/OAuth/Token",
+        requestHeaders: form,
+        requestBody: "grant_type=refresh_token&refresh_token=r&client_id=c&client_secret=s",
+      },
+      "request: form.redirect_uri is required",
+    ],
+    [
+      "an authorization without scope",
+      { url: "/v1/OAuth/Authorize?client_id=c&redirect_uri=u&response_type=code" },
+      "request: query.scope is required",
+    ],
+    ["a read", { url: "/v1/api/DEMO/Customer/1001" }, undefined],
+  ] as Array<[string, Given, string | undefined]>)("%s", (_name, given, want) => {
+    expect(judge.requestProblem(exchange(given))).toBe(want);
+  });
+});
+
+describe("where a request goes", () => {
+  const places = new Places(contract);
+  it.each([
+    ["/v1/api/DEMO/Customer/1001", { version: "v1", endpoint: "data", operationId: "getCustomer", noDatabase: false }],
+    [
+      "/V221/api/DEMO/customer/1001.xml",
+      { version: "V221", endpoint: "data", operationId: "getCustomer", suffix: "xml" },
+    ],
+    ["/v1/api//CustomerInfoList", { endpoint: "data", operationId: "listCustomerInfo", noDatabase: true }],
+    ["/v1/api/CustomerInfoList", { endpoint: "data", operationId: "listCustomerInfo", noDatabase: true }],
+    ["/v1/api/AdministrationInfoList", { endpoint: "data", operationId: "listAdministrationInfo", noDatabase: false }],
+    ["/v1/oauth/token/", { endpoint: "token", methods: ["POST"], operationId: undefined }],
+    [
+      "/api/DEMO/CustomerInfoList",
+      { version: undefined, endpoint: "data", template: "/api/{database_id}/CustomerInfoList" },
+    ],
+    ["/v1/OAuth/Authorize?client_id=x", { endpoint: "authorize", operationId: "authorize" }],
+    ["/v1/api/DEMO/Supplier/1", { endpoint: "data", template: undefined }],
+  ])("%s", (url, want) => {
+    expect(places.of("GET", url)).toMatchObject(want);
+  });
+});

@@ -1,0 +1,113 @@
+// What the judge remembers between exchanges, so that rules one exchange can
+// not show alone are still seen: which authorization a redirect answers, which
+// client a code was issued to, which tokens worked where, which objects were
+// created or deleted. Tokens, codes and secrets are kept only as fingerprints
+// (exchange.ts), never as values. Every map is bounded: a proxy runs for days.
+
+/** A Map that forgets its oldest entries beyond `limit`. */
+export class Bounded<K, V> extends Map<K, V> {
+  constructor(readonly limit = 10_000) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    if (this.has(key)) this.delete(key);
+    super.set(key, value);
+    if (this.size > this.limit) this.delete(this.keys().next().value as K);
+    return this;
+  }
+}
+
+/** An authorization request as the client sent it (GET /OAuth/Authorize). */
+export interface AuthorizationSeen {
+  clientId: string | undefined;
+  redirectUri: string | undefined;
+  state: string | undefined;
+  responseType: string | undefined;
+  at: number;
+}
+
+export interface CodeSeen {
+  clientId: string | undefined;
+  redirectUri: string | undefined;
+  /** When it was issued, on the target's clock. */
+  issuedAt: number;
+  /** Answers 200 that exchanged it. */
+  exchanged: number;
+  /** What its first exchange issued (fingerprints). */
+  access?: string;
+  refresh?: string;
+  /** A second use was refused: what it issued must stop working (OAUTH-CODE-REUSE-REVOKES). */
+  revoked: boolean;
+}
+
+export interface AccessTokenSeen {
+  /** When it was issued, on the target's clock, and for how long (expires_in). */
+  issuedAt: number;
+  expiresIn: number;
+  via: "code" | "refresh" | "implicit";
+  /** The refresh token it came from, or came with (fingerprint). */
+  lineage: string | undefined;
+  /** The code it came from (fingerprint). */
+  code: string | undefined;
+  /** Databases it was answered on, with the scheme name as it was sent then (`Bearer`). */
+  answered: Map<string, string>;
+  revoked: boolean;
+}
+
+export interface RefreshTokenSeen {
+  clientId: string | undefined;
+  secret: string | undefined;
+  redirectUri: string | undefined;
+  /** A refresh grant with it was answered 200. */
+  worked: boolean;
+  revoked: boolean;
+  /** Databases an access token of its lineage was answered on. */
+  answered: Set<string>;
+}
+
+/** An object of a resource as the answers showed it (parity of JSON and XML, its lifecycle). */
+export interface ObjectSeen {
+  /** Its described fields as the last JSON answer showed them (names and dates as the table writes them). */
+  json?: Record<string, unknown>;
+  /** Its fields as the last XML answer showed them, as text. */
+  xml?: Record<string, unknown>;
+  created: boolean;
+  deleted: boolean;
+  /** The described fields the last write (POST, PUT) sent, as the table names them. */
+  sent?: Record<string, unknown> | undefined;
+  /** The fields the last PUT changed, and the object before it, until a GET shows them. */
+  changed?: { fields: string[]; before: Record<string, unknown> } | undefined;
+}
+
+export class Memory {
+  /** The single scope, as first seen (an authorization request or a token answer). */
+  scope: string | undefined;
+  /** Milliseconds to add to the proxy's clock for the target's (a mock whose clock was moved). */
+  clockOffset = 0;
+  authorizations = new Bounded<string, AuthorizationSeen>(1000);
+  /** Client id and redirect URI pairs the authorization endpoint accepted. */
+  accepted = new Bounded<string, true>(1000);
+  /** Paths (lower case) the authorization endpoint sent the browser to: its screens. */
+  screens = new Bounded<string, true>(100);
+  codes = new Bounded<string, CodeSeen>();
+  access = new Bounded<string, AccessTokenSeen>();
+  refresh = new Bounded<string, RefreshTokenSeen>();
+  /** Per client id, the fingerprint of the secret a token answer 200 was given for. */
+  secrets = new Bounded<string, string>(1000);
+  objects = new Bounded<string, ObjectSeen>();
+  /** `GET <path>` (without the version letter) answered 2xx, by the letter it was sent with. */
+  answeredPaths = new Bounded<string, string>();
+
+  /** The target's time now, for an exchange that arrived at `at` on the proxy's clock. */
+  targetTime(at: number): number {
+    return at + this.clockOffset;
+  }
+
+  /** Everything a target's tokens/revoke or tokens/expire call may have ended: forget it. */
+  forgetTokens(): void {
+    this.access.clear();
+    this.refresh.clear();
+    this.codes.clear();
+  }
+}

@@ -1,0 +1,181 @@
+// The forwarding itself, against a small target of our own that answers what
+// a real environment may: compressed bodies, several cookies, redirects to its
+// own address, HEAD. The client must get the target's answer as it was sent;
+// only what forwarding needs may change, and the proxy's own pages keep the
+// mock's guard.
+import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compileContract } from "../contract/index.ts";
+import { freePort } from "../mock/node/listen.ts";
+import { type RunningProxy, startProxy } from "./node.ts";
+
+let target: Server;
+let base: string;
+let proxy: RunningProxy;
+const seen: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string }> = [];
+const CUSTOMER = JSON.stringify({ CustomerId: "1001", Name: "Gzip B.V." });
+
+beforeAll(async () => {
+  target = createServer((req, res) => {
+    if (req.url === "/v1/early") {
+      // Refuses a body at once, without reading it, and closes: as the mock does past 1 MiB.
+      res.shouldKeepAlive = false;
+      res.writeHead(413, { "content-type": "text/plain" }).end("too large");
+      req.resume();
+      return;
+    }
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      if (req.url === "/v1/api/DEMO/Customer/1001") {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+        res.end(gzipSync(CUSTOMER));
+      } else if (req.url?.startsWith("/v1/OAuth/Authorize")) {
+        res.writeHead(302, [
+          ["Location", `${base}/v1/OAuth/Login?request=r1`],
+          ["Set-Cookie", "a=1; Path=/; Domain=127.0.0.1; HttpOnly"],
+          ["Set-Cookie", "b=2; Path=/"],
+        ]);
+        res.end();
+      } else {
+        res.writeHead(404, { "content-type": "text/plain", "x-target": "yes" });
+        res.end(req.method === "HEAD" ? undefined : "nothing here");
+      }
+    });
+  });
+  await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
+  base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: compileContract() });
+});
+afterAll(async () => {
+  await proxy?.close();
+  target?.close();
+});
+
+describe("bawa proxy forwards", () => {
+  it("a request as it came, setting only Host and X-Forwarded-*", async () => {
+    seen.length = 0;
+    const res = await fetch(`${proxy.url}/v1/api/DEMO/Unknown?x=1`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", "x-custom": "kept", authorization: "Bearer t" },
+      body: "hello",
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("x-target")).toBe("yes");
+    expect(await res.text()).toBe("nothing here");
+    const got = seen[0]!;
+    expect(got).toMatchObject({ method: "POST", url: "/v1/api/DEMO/Unknown?x=1", body: "hello" });
+    expect(got.headers).toMatchObject({
+      host: new URL(base).host,
+      "x-custom": "kept",
+      authorization: "Bearer t",
+      "x-forwarded-host": new URL(proxy.url).host,
+      "x-forwarded-proto": "http",
+      "x-forwarded-for": "127.0.0.1",
+    });
+  });
+
+  it("a compressed answer as it was sent, and judges what it says", async () => {
+    const res = await fetch(`${proxy.url}/v1/api/DEMO/Customer/1001`, {
+      headers: { "accept-encoding": "gzip", authorization: "Bearer t" },
+    });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(await res.text()).toBe(CUSTOMER);
+    // The judge read the decompressed body: a customer of two fields breaks CUST-FIELDS.
+    expect(res.headers.get("x-bawa-violations")).not.toBeNull();
+    const last = proxy.log.since(0).at(-1)!;
+    expect(last.violations?.map((v) => v.requirement)).toContain("CUST-FIELDS");
+  });
+
+  it("redirects to the target's own address at the proxy's, every cookie, a target's Domain dropped", async () => {
+    const res = await fetch(`${proxy.url}/v1/OAuth/Authorize?client_id=c`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${proxy.url}/v1/OAuth/Login?request=r1`);
+    expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/; HttpOnly", "b=2; Path=/"]);
+  });
+
+  it("the answer of a target that refuses a body before reading it", async () => {
+    const body = "x".repeat(1_100_000);
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${proxy.url}/v1/early`, { method: "POST", body });
+      expect(res.status).toBe(413);
+      expect(await res.text()).toBe("too large");
+    }
+  });
+
+  it("a streamed (chunked) body whole, with its length", async () => {
+    seen.length = 0;
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("part one, "));
+        c.enqueue(new TextEncoder().encode("part two"));
+        c.close();
+      },
+    });
+    await fetch(`${proxy.url}/v1/chunks`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect(seen[0]).toMatchObject({ body: "part one, part two" });
+    expect(seen[0]!.headers).toMatchObject({ "content-length": "18" });
+    expect(seen[0]!.headers["transfer-encoding"]).toBeUndefined();
+  });
+
+  it("HEAD with the target's headers and no body", async () => {
+    const res = await fetch(`${proxy.url}/v1/nothing`, { method: "HEAD" });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("x-target")).toBe("yes");
+  });
+
+  it("nothing when the target is down: 502 saying so", async () => {
+    const down = await startProxy({
+      target: `http://127.0.0.1:${await freePort()}`,
+      host: "127.0.0.1",
+      port: 0,
+      contract: proxy.judge.contract,
+    });
+    const res = await fetch(`${down.url}/v1/api/DEMO/CustomerInfoList`);
+    expect(res.status).toBe(502);
+    expect((await res.json()).Message).toMatch(
+      /^bawa proxy: the target http:\/\/127\.0\.0\.1:\d+ did not answer: ECONNREFUSED/,
+    );
+    await down.close();
+  });
+});
+
+describe("the proxy's own pages", () => {
+  it("are the request log and the dashboard, behind the mock's guard; other /__mock calls go to the target", async () => {
+    const log = await fetch(`${proxy.url}/__mock/requests`);
+    expect(log.status).toBe(200);
+    expect((await log.json()).entries.length).toBeGreaterThan(0);
+    const page = await (await fetch(`${proxy.url}/__mock/`)).text();
+    expect(page).toContain('data-mode="proxy"');
+    // A page of another name (DNS rebinding) is refused; fetch() can not send another Host, node:http can.
+    const foreign = await new Promise<number>((done, fail) =>
+      get(`${proxy.url}/__mock/requests`, { headers: { host: "evil.example" } }, (res) => {
+        res.resume();
+        done(res.statusCode!);
+      }).on("error", fail),
+    );
+    expect(foreign).toBe(403);
+    seen.length = 0;
+    expect((await fetch(`${proxy.url}/__mock/clock`)).status).toBe(404);
+    expect(seen.map((s) => s.url)).toEqual(["/__mock/clock"]);
+  });
+
+  it("need the control token when one is set", async () => {
+    const guarded = await startProxy({
+      target: base,
+      host: "127.0.0.1",
+      port: await freePort(),
+      contract: proxy.judge.contract,
+      controlToken: "a-control-token-of-the-proxy",
+    });
+    expect((await fetch(`${guarded.url}/__mock/requests`)).status).toBe(401);
+    const ok = await fetch(`${guarded.url}/__mock/requests`, {
+      headers: { "x-bawa-control-token": "a-control-token-of-the-proxy" },
+    });
+    expect(ok.status).toBe(200);
+    await guarded.close();
+  });
+});

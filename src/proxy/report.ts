@@ -1,0 +1,109 @@
+// The violations the proxy saw, grouped by requirement as the suite's matrix
+// groups its checks: `--report <dir>` writes violations.md and violations.json
+// when the proxy stops.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { requirements } from "../../conformance/lib/requirements.ts";
+import type { Exchange, Violation } from "./exchange.ts";
+
+/** How many examples of one requirement's violations are kept. */
+const EXAMPLES = 20;
+
+export interface ReportRow {
+  id: string;
+  kind: string;
+  section: string;
+  text: string;
+  /** Answers that broke it. */
+  count: number;
+  /** Violations of it (an answer may break it in two places). */
+  violations: number;
+  examples: Array<{ time: string; method: string; path: string; status: number } & Violation>;
+}
+
+export class ViolationReport {
+  readonly #rows = new Map<string, ReportRow>();
+  exchanges = 0;
+  violated = 0;
+  readonly startedAt = new Date();
+
+  add(ex: Exchange, violations: readonly Violation[]): void {
+    this.exchanges++;
+    if (violations.length > 0) this.violated++;
+    const counted = new Set<string>();
+    for (const v of violations) {
+      const r = requirements().get(v.requirement);
+      const row = this.#rows.get(v.requirement) ?? {
+        id: v.requirement,
+        kind: r?.kind ?? "unknown",
+        section: r?.section ?? "",
+        text: r?.text ?? "",
+        count: 0,
+        violations: 0,
+        examples: [],
+      };
+      // An answer that broke a rule twice (two dates) counts once.
+      if (!counted.has(v.requirement)) row.count++;
+      counted.add(v.requirement);
+      row.violations++;
+      if (row.examples.length < EXAMPLES) {
+        row.examples.push({
+          time: new Date(ex.at).toISOString(),
+          method: ex.method,
+          path: ex.url.split("?")[0]!.slice(0, 200),
+          status: ex.status,
+          ...v,
+        });
+      }
+      this.#rows.set(v.requirement, row);
+    }
+  }
+
+  /** The requirements broken, in the order of conformance/requirements.yaml. */
+  rows(): ReportRow[] {
+    const order = [...requirements().keys()];
+    return [...this.#rows.values()].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+  }
+
+  write(dir: string, about: { target: string }): string[] {
+    mkdirSync(dir, { recursive: true });
+    const rows = this.rows();
+    const summary = {
+      target: about.target,
+      startedAt: this.startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      exchanges: this.exchanges,
+      violatedExchanges: this.violated,
+      verdict: rows.length === 0 ? "no violations" : "violations",
+      requirements: rows,
+    };
+    const json = join(dir, "violations.json");
+    const md = join(dir, "violations.md");
+    writeFileSync(json, `${JSON.stringify(summary, null, 2)}\n`);
+    const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+    const lines = [
+      "# bawa proxy: violations",
+      "",
+      `Target ${about.target}, ${summary.startedAt} to ${summary.endedAt}: ${this.exchanges} exchanges, ${this.violated} of them broke a rule.`,
+      "",
+      "| requirement | kind | section | rule | answers that broke it |",
+      "|---|---|---|---|---|",
+      ...rows.map((r) => `| ${r.id} | ${r.kind} | ${cell(r.section)} | ${cell(r.text)} | ${r.count} |`),
+      "",
+      ...rows.flatMap((r) => [
+        `## ${r.id}`,
+        "",
+        r.text,
+        "",
+        ...r.examples.map(
+          (e) =>
+            `- ${e.time} \`${e.method} ${e.path}\` → ${e.status}: ${e.where}: expected ${cell(e.expected)}${e.found === undefined ? "" : `, found ${cell(e.found)}`}`,
+        ),
+        ...(r.violations > r.examples.length ? [`- ... ${r.violations - r.examples.length} more`] : []),
+        "",
+      ]),
+    ];
+    writeFileSync(md, `${lines.join("\n")}\n`);
+    return [md, json];
+  }
+}
