@@ -15,6 +15,7 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
+  WITHOUT_A_TOKEN,
 } from "./requirements.ts";
 
 /** Row verdicts, worst first: the order reports list them in. */
@@ -330,6 +331,16 @@ function summarize(
   if (failing === 0 && totals.passed === 0 && !opts.shard && !profile) {
     because.push(
       `nothing was verified: ${totals["not verified"]} requirements could not be checked${missingSettings.length ? `; ${missingSettings.join(", ")} would let them run` : ""}`,
+    );
+  }
+  // Without a client and a user (or a refresh token) only the few rules that need no token are
+  // checked: a pipeline that forgot them must not go green on those.
+  const withoutToken = rows.filter(
+    (r) => r.verdict === "not verified" && r.checks.some((c) => c.reason?.includes(WITHOUT_A_TOKEN)),
+  ).length;
+  if (withoutToken > 0 && totals.passed > 0 && failing === 0 && !opts.shard && !profile) {
+    because.push(
+      `no access token could be obtained: ${withoutToken} requirements that need one were not verified (${totals.passed} that need none passed); ${missingSettings.join(", ")} would let them run`,
     );
   }
   const unverified = totals["not verified"] + totals["not run (read-only)"];

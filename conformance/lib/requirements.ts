@@ -45,6 +45,11 @@ export const NOT_APPLICABLE = "not applicable: ";
 export const NOT_CHECKED = "not checked because of ";
 /** How a check begins its skip reason when the target can not show the rule, or a setting is missing. */
 export const NOT_VERIFIED = "not verified: ";
+/**
+ * Ends the skip reason of a check that could not obtain an access token (a client or a user
+ * missing): a run with such skips fails, since it verified only what needs no token.
+ */
+export const WITHOUT_A_TOKEN = "without them no access token can be obtained";
 /** The skip reason of a check that writes, in a read-only run. */
 export const READ_ONLY = "not run (read-only): this check creates, changes or deletes customers";
 /** Tag of a check that creates, changes or deletes customer data (left out of read-only runs). */

@@ -7,7 +7,15 @@ import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
 import { asMonthDayYear, DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import { configureSending, countsText, REQUESTS_ANNOTATION, type Reply, send, takeCounts } from "./http.ts";
 import { described, describedFields } from "./names.ts";
-import { kindTag, NOT_VERIFIED, READ_ONLY, requirements, requirementTag, WRITES_TAG } from "./requirements.ts";
+import {
+  kindTag,
+  NOT_VERIFIED,
+  READ_ONLY,
+  requirements,
+  requirementTag,
+  WITHOUT_A_TOKEN,
+  WRITES_TAG,
+} from "./requirements.ts";
 import { suiteContract } from "./resources.ts";
 import { throughScreens } from "./screens.ts";
 import { clientParams, tokenRequest, userTokens } from "./tokens.ts";
@@ -181,7 +189,15 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       const fields = describedFields(contract.compiled.doc);
       let probed: Promise<Findings> | undefined;
       const get = () => {
-        probed ??= session.auth().then((auth) => probe(api, target, auth, fields));
+        // A probe that failed (a check skipped for want of a token) is not kept: the next
+        // check asks again, so its own skip carries the reason.
+        probed ??= session
+          .auth()
+          .then((auth) => probe(api, target, auth, fields))
+          .catch((err: unknown) => {
+            probed = undefined;
+            throw err;
+          });
         return probed;
       };
       await use({
@@ -240,7 +256,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         needClient(target);
         test.skip(
           !target.refreshToken && !(target.username && target.password),
-          `${NOT_VERIFIED}needs CONFORMANCE_REFRESH_TOKEN, or CONFORMANCE_USERNAME and CONFORMANCE_PASSWORD, to obtain an access token`,
+          `${NOT_VERIFIED}needs CONFORMANCE_REFRESH_TOKEN, or CONFORMANCE_USERNAME and CONFORMANCE_PASSWORD: ${WITHOUT_A_TOKEN}`,
         );
         const tokens = await userTokens(api, browser, target);
         current = { token: tokens.access_token, at: Date.now(), advanced: clock.advanced };
@@ -311,7 +327,7 @@ export function needClient(t: Target): Client {
       CONFORMANCE_CLIENT_SECRET: t.client?.clientSecret,
       CONFORMANCE_REDIRECT_URI: t.client?.redirectUri,
     },
-    "a registered, active application",
+    `a registered, active application; ${WITHOUT_A_TOKEN}`,
   );
   return t.client!;
 }

@@ -63,8 +63,8 @@ Without a target (no --base-url, CONFORMANCE_BASE_URL or config file) it starts
 the project's own mock and checks it with every kind of check.
 
 Exit code 0 only when no selected requirement failed or lacks a check, and at
-least one was verified: a run that verified nothing (settings missing) fails,
-naming the settings. --strict also fails on anything not verified. Reports in ./reports/conformance/ of the current
+least one was verified: a run that verified nothing, or could not obtain an
+access token (settings missing), fails, naming the settings. --strict also fails on anything not verified. Reports in ./reports/conformance/ of the current
 directory (--output): matrix.html, matrix.md, summary.json, junit.xml,
 results.json, html/ (Playwright report).
 

@@ -47,6 +47,8 @@ interface Outcome {
   notChecked: string[];
   /** Titles of the failed checks of the expected requirements. */
   caughtBy: string[];
+  /** What each of those checks said: its title and the first line of its failure. */
+  messages: string[];
   /** Checks that broke (a TypeError, ...) instead of failing an assertion. */
   crashed: string[];
   /** Failed checks of what the fault breaks whose message does not say what the fault's `says` does. */
@@ -298,6 +300,7 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
     crashed,
     unexplained,
     caughtBy: [...new Set(caughtBy)],
+    messages: failedChecks.map((x) => `${x.title}: ${(x.reason ?? x.status).split("\n")[0]}`),
     ok,
   };
 }
