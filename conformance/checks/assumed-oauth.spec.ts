@@ -2,7 +2,7 @@
 
 import { send } from "../lib/http.ts";
 import { authorizeUrl } from "../lib/screens.ts";
-import { covers, expect, needLogin, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
 import { clientParams, codeFlow, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
 
 test("the authorization error page is HTML with status 400", covers("A-AUTHZ-ERROR-PAGE"), async ({ api, target }) => {
@@ -50,7 +50,7 @@ test(
         refresh_token,
         ...clientParams(client),
       });
-      expect(res.status).toBe(200);
+      expectSucceeded(res);
       expect(res.json().refresh_token).toBe(refresh_token);
     }
   },

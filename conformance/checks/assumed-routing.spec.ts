@@ -9,7 +9,7 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
-import { covers, coversWriting, expect, need, test } from "../lib/test.ts";
+import { covers, coversWriting, expect, expectSucceeded, need, test } from "../lib/test.ts";
 
 test(
   "literal path segments match case-insensitively, with a trailing slash",
@@ -21,7 +21,7 @@ test(
       `${apiBase(target)}/API/${encodeURIComponent(target.database)}/customerinfolist/`,
       { headers: await session.auth() },
     );
-    expect(res.status).toBe(200);
+    expectSucceeded(res);
   },
 );
 

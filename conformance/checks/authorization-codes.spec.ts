@@ -2,14 +2,14 @@
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { throughScreens } from "../lib/screens.ts";
-import { covers, expect, need, needLogin, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, need, needLogin, test } from "../lib/test.ts";
 import { clientParams, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
 
 test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, page, target }) => {
   const client = needLogin(target);
   const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
   const first = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
-  expect(first.status).toBe(200);
+  expectSucceeded(first);
   const again = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
   expect(again.status).toBe(400);
   expect(again.json().error).toBe("invalid_grant");

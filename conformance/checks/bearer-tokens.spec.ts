@@ -1,13 +1,16 @@
 // RFC 6750: how the resource server asks for and reads bearer tokens.
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
+import { covers, expect, expectSucceeded, test } from "../lib/test.ts";
 
 test(
   "a 401 carries a Bearer challenge: no error without credentials, invalid_token for a bad token",
   covers("OAUTH-BEARER-CHALLENGE"),
   async ({ api, target }) => {
     const bare = await send(api, "GET", infoListUrl(target), { headers: { accept: "application/json" } });
+    // A call without a token that is answered is ERR-4-TOKEN's finding: there is no 401 to look at.
+    test.skip(bare.status < 300, `${NOT_CHECKED}ERR-4-TOKEN: ${bare.call} without a token answered ${bare.status}`);
     expect(bare.status).toBe(401);
     const challenge = bare.headers["www-authenticate"] ?? "";
     expect(challenge, "WWW-Authenticate without credentials").toMatch(/^bearer\b/i);
@@ -28,6 +31,6 @@ test("the Bearer scheme name is case-insensitive", covers("OAUTH-BEARER-CASE"), 
     const res = await send(api, "GET", infoListUrl(target), {
       headers: { accept: "application/json", authorization: `${scheme} ${token}` },
     });
-    expect(res.status, scheme).toBe(200);
+    expectSucceeded(res, scheme);
   }
 });

@@ -41,7 +41,7 @@ test(
       scope: target.scope,
       response_type: "code",
     });
-    expect(left.filter(carriesGrant).map(String)).toEqual([]);
+    expect(left.filter(carriesGrant).map(String), "where the browser was sent with a code or token").toEqual([]);
   },
 );
 

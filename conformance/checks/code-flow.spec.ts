@@ -1,7 +1,7 @@
 // The code flow (web server applications) through the real screens. The
 // checks that only look at one flow share it (flows in lib/test.ts).
 import { throughScreens } from "../lib/screens.ts";
-import { covers, expect, needLogin, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
 import { clientParams, tokenRequest } from "../lib/tokens.ts";
 
 test(
@@ -40,7 +40,7 @@ test(
   async ({ target, flows }) => {
     needLogin(target);
     const res = await flows.exchange();
-    expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
+    expectSucceeded(res, `${res.call}: ${res.text.slice(0, 300)}`);
     const body = res.json();
     expect(typeof body.access_token).toBe("string");
     expect(typeof body.refresh_token).toBe("string");

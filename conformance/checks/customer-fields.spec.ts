@@ -2,6 +2,7 @@
 // Fields an implementation adds beyond the table never fail a check; names in
 // another case and dates in another format are reported once, under CUST-NAMES
 // and CUST-DATES, and the checks that depend on them are not checked (findings.ts).
+
 import {
   aCustomer,
   createCustomer,
@@ -13,8 +14,9 @@ import {
 } from "../lib/customers.ts";
 import { DATE_FIELDS, dateFormatOf, describeFormat } from "../lib/findings.ts";
 import { describedFields, otherCase, valueNamed } from "../lib/names.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems } from "../lib/shapes.ts";
-import { covers, coversWriting, expect, test } from "../lib/test.ts";
+import { covers, coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
 
 test(
   "every field has the type and nullability of the table",
@@ -49,8 +51,6 @@ test(
       differ.map(([written, field]) => `${written} for ${field}`),
       `field names differ from the table only in case (${differ.length} of ${fields.length}); the description writes PascalCase. ${reading}`,
     ).toEqual([]);
-    const missing = fields.filter((f) => !(f in answer));
-    expect(missing, "fields of the table missing from the answer").toEqual([]);
   },
 );
 
@@ -98,6 +98,13 @@ test(
     );
     const answer = (await getCustomer(api, target, auth, id)).json();
     await deleteCustomer(api, target, auth, id);
+    const amounts = ["CreditLimit", "DiscountPercentage"].map((f) => [f, valueNamed(answer, f)] as const);
+    // An amount that is not a number is CUST-FIELDS' finding; its decimals are then not this check's.
+    const typed = amounts.filter(([, v]) => v !== null && v !== undefined && typeof v !== "number");
+    test.skip(
+      typed.length > 0,
+      `${NOT_CHECKED}CUST-FIELDS: ${typed.map(([f, v]) => `${f} is ${JSON.stringify(v)}`).join(", ")}, not a number`,
+    );
     expect(valueNamed(answer, "CreditLimit")).toBe(12345.67);
     expect(valueNamed(answer, "DiscountPercentage")).toBe(2.75);
   },
@@ -129,7 +136,7 @@ test(
     const res = await postCustomer(api, target, auth, customerBody(uniqueName()));
     const id = res.status === 200 ? valueNamed(safeJson(res.text), "CustomerId") : undefined;
     if (typeof id === "string" && id) await deleteCustomer(api, target, auth, id);
-    expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
+    expectSucceeded(res, `${res.call}: ${res.text.slice(0, 300)}`);
   },
 );
 

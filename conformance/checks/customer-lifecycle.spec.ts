@@ -10,7 +10,7 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { valueNamed } from "../lib/names.ts";
-import { coversWriting, expect, test } from "../lib/test.ts";
+import { coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
 
 // Bodies here hold a few properties (the rest get their defaults): a service that refuses a body
 // of every property is CUST-BODY-ALL's finding, not these rules'.
@@ -29,7 +29,7 @@ test(
     const auth = await session.auth();
     const name = uniqueName();
     const posted = await postCustomer(api, target, auth, partial(name));
-    expect(posted.status, `${posted.call}: ${posted.text.slice(0, 300)}`).toBe(200);
+    expectSucceeded(posted, `${posted.call}: ${posted.text.slice(0, 300)}`);
     const answered = valueNamed(posted.json(), "CustomerId");
     // Whatever the answer said, the customer goes again (found by its unique name).
     const { id } = await createdByName(api, target, auth, name);
@@ -59,7 +59,7 @@ test(
     );
     const reread = (await getCustomer(api, target, auth, id)).json();
     await deleteCustomer(api, target, auth, id);
-    expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
+    expectSucceeded(changed, `${changed.call}: ${changed.text.slice(0, 300)}`);
     expect(valueNamed(reread, "City"), "PUT's change is read back").toBe("Amersfoort");
     expect(valueNamed(reread, "Telephone")).toBe("033 7654321");
   },

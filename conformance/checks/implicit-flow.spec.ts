@@ -2,7 +2,7 @@
 // implicit flow through the screens (flows in lib/test.ts).
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
-import { covers, expect, needLogin, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
 
 const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 
@@ -45,7 +45,7 @@ test(
     const res = await send(api, "GET", infoListUrl(target), {
       headers: { authorization: `Bearer ${f.get("access_token")}`, accept: "application/json" },
     });
-    expect(res.status, `${res.call} with the token of the token flow`).toBe(200);
+    expectSucceeded(res, `${res.call} with the token of the token flow`);
   },
 );
 

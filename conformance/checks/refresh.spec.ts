@@ -1,8 +1,9 @@
 // Renewing access tokens with the refresh token.
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
-import { covers, expect, need, needClient, needLogin, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, need, needClient, needLogin, test } from "../lib/test.ts";
 import { clientParams, codeFlow, tokenRequest } from "../lib/tokens.ts";
 
 test(
@@ -16,13 +17,23 @@ test(
       refresh_token: first.refresh_token,
       ...clientParams(client),
     });
-    expect(res.status, res.text.slice(0, 300)).toBe(200);
-    const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []);
+    expectSucceeded(res, res.text.slice(0, 300));
+    // The shape; the value of expires_in is TOKEN-RESPONSE's rule, reported there once.
+    const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []).filter(
+      (p) => !(p.field === "expires_in" && p.message.startsWith("must be 7200")),
+    );
     expect(problems, describeProblems(problems)).toEqual([]);
     const data = await send(api, "GET", infoListUrl(target), {
       headers: { authorization: `Bearer ${res.json().access_token}` },
     });
-    expect(data.status, data.call).toBe(200);
+    if (data.status === 401) {
+      // If the code flow's token is refused too, no token works: DATA-BEARER's finding.
+      const before = await send(api, "GET", infoListUrl(target), {
+        headers: { authorization: `Bearer ${first.access_token}` },
+      });
+      test.skip(before.status === 401, `${NOT_CHECKED}DATA-BEARER: ${before.call} refuses every access token (401)`);
+    }
+    expectSucceeded(data, data.call);
   },
 );
 
@@ -57,11 +68,11 @@ test(
         refresh_token: target.refreshToken,
         ...clientParams(client),
       });
-      expect(res.status, `exchange ${i + 1}: ${res.text.slice(0, 200)}`).toBe(200);
+      expectSucceeded(res, `exchange ${i + 1}: ${res.text.slice(0, 200)}`);
       const data = await send(api, "GET", infoListUrl(target), {
         headers: { authorization: `Bearer ${res.json().access_token}` },
       });
-      expect(data.status).toBe(200);
+      expectSucceeded(data);
     }
   },
 );

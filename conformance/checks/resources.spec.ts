@@ -10,7 +10,7 @@ import { apiBase } from "../lib/config.ts";
 import { asMonthDayYear } from "../lib/findings.ts";
 import { send } from "../lib/http.ts";
 import { described, valueNamed } from "../lib/names.ts";
-import { NOT_APPLICABLE, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
+import { NOT_APPLICABLE, NOT_CHECKED, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
 import {
   bodyOf,
   changeableProperty,
@@ -23,7 +23,7 @@ import {
   urlOf,
 } from "../lib/resources.ts";
 import { describeProblems, problemsOf, readXml, xmlText } from "../lib/shapes.ts";
-import { covers, coversWriting, expect, test } from "../lib/test.ts";
+import { covers, coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
 
 /** A check's details for one resource: its requirements and the resource as the matrix row's subject. */
 const about = (r: Resource, details: { tag: string[] }) => ({
@@ -38,10 +38,11 @@ async function anObject(
   t: Parameters<typeof lifecycle>[1],
   r: Resource,
   auth: Record<string, string>,
+  strict = false,
 ) {
   const calls = lifecycle(api, t, r, auth);
   const body = bodyOf(r.collection, uniqueName(t.namePrefix));
-  const { id } = await calls.create(body);
+  const { id } = await calls.create(body, strict);
   return { id, body, calls, done: () => calls.delete(id).then(() => undefined) };
 }
 
@@ -56,14 +57,18 @@ for (const r of resources("editable")) {
       const calls = lifecycle(api, target, r, auth);
       const body = bodyOf(c, uniqueName(target.namePrefix));
       const posted = await calls.post(body);
-      expect(posted.status, `${posted.call}: ${posted.text.slice(0, 300)}`).toBe(200);
+      expectSucceeded(posted, `${posted.call}: ${posted.text.slice(0, 300)}`);
       const id = calls.idOf(posted.json());
-      expect(id, `the answer to ${posted.call} names the object's ${c.idProperty}`).toBeDefined();
+      // An answer without the id is CUST-CREATE-ID's finding; without it there is no address to read.
+      test.skip(
+        id === undefined,
+        `${NOT_CHECKED}CUST-CREATE-ID: the answer to ${posted.call} does not name the object's ${c.idProperty}`,
+      );
       const read = await calls.get(id!);
       const name = nameProperty(c);
       // Whatever GET said, the object goes again: found by its unique name where a list shows it.
       await cleanUp(api, target, r, auth, id!, name ? body[name] : undefined);
-      expect(read.status, `${read.call}: the address POST named`).toBe(200);
+      expectSucceeded(read, `${read.call}: the address POST named`);
       if (name) {
         expect(valueNamed(read.json(), name), `${read.call} reads the object POST created`).toBe(body[name]);
       }
@@ -76,23 +81,38 @@ for (const r of resources("editable")) {
     async ({ api, target, session, findings }) => {
       await findings.require({ names: true });
       const auth = await session.auth();
-      const { id, body, calls } = await anObject(api, target, r, auth);
+      // Creating is this rule's own step for a resource the description does not show.
+      const { id, body, calls } = await anObject(api, target, r, auth, c.name !== "Customer");
       const read = await calls.get(id);
-      expect(read.status, `${read.call} right after POST`).toBe(200);
+      expectSucceeded(read, `${read.call} right after POST`);
       const field = changeableProperty(c);
       const changed = await calls.put(id, {
         ...body,
         [c.idProperty!]: read.json()[c.idProperty!] ?? id,
         ...(field ? { [field]: "Changed by PUT" } : {}),
       });
-      expect(changed.status, `${changed.call}: ${changed.text.slice(0, 300)}`).toBe(200);
+      expectSucceeded(changed, `${changed.call}: ${changed.text.slice(0, 300)}`);
       if (field) {
+        // A field answers leave out is a finding of the fields' check; its change can not be read.
+        const shown = described(read.json(), c.properties, target);
+        test.skip(
+          !(field in shown),
+          `${NOT_CHECKED}${c.name === "Customer" ? "CUST-FIELDS" : "SVC-FIELDS"}: ${read.call} has no ${field}`,
+        );
         const reread = described((await calls.get(id)).json(), c.properties, target);
         expect(reread[field], `PUT's ${field} is read back`).toBe("Changed by PUT");
       }
       const removed = await calls.delete(id);
-      expect(removed.status, removed.call).toBe(200);
+      expectSucceeded(removed, removed.call);
       const gone = await calls.get(id);
+      if (gone.status === 200) {
+        // An id that never existed answered too: ERR-2-ID's finding, not one of DELETE.
+        const never = await calls.get(absentId());
+        test.skip(
+          never.status === 200,
+          `${NOT_CHECKED}ERR-2-ID: ${never.call}, an id that does not exist, answered 200`,
+        );
+      }
       expect(gone.status, `${gone.call} after DELETE`).toBe(404);
     },
   );
@@ -173,7 +193,7 @@ for (const r of resources("list", "name-value-list")) {
     about(r, covers("INFO-LIST")),
     async ({ api, target, session, contract }) => {
       const res = await send(api, "GET", urlOf(target, r.op.list!), { headers: await session.auth() });
-      expect(res.status, res.call).toBe(200);
+      expectSucceeded(res, res.call);
       const problems = problemsOf(contract.spec, r.op.list!.answers, res.json(), target, r.op.list!.view.properties);
       expect(problems, describeProblems(problems)).toEqual([]);
     },
@@ -256,7 +276,7 @@ for (const r of resources()) {
         const { url, done } = await aRead(api, target, r, auth, letter);
         const res = await send(api, "GET", url, { headers: auth });
         await done();
-        expect(res.status, res.call).toBe(200);
+        expectSucceeded(res, res.call);
       }
     },
   );
@@ -283,7 +303,7 @@ for (const r of resources()) {
       const a = datesRead(r, described(asJson, fields, target));
       const differences: string[] = [];
       for (const xml of xmls) {
-        expect(xml.status, xml.call).toBe(200);
+        expectSucceeded(xml, xml.call);
         expect(xml.headers["content-type"] ?? "", `${xml.call}: an XML media type`).toMatch(/^(application|text)\/xml/);
         const parsed = readXml(xml.text);
         const b = datesRead(r, described(r.op.list ? firstItem(parsed.fields) : parsed.fields, fields, target));
@@ -342,7 +362,7 @@ for (const r of ownFields) {
       const { url, done } = await aRead(api, target, r, auth);
       const res = await send(api, "GET", url, { headers: { ...auth, accept: "application/json" } });
       await done();
-      expect(res.status, res.call).toBe(200);
+      expectSucceeded(res, res.call);
       const value = r.op.list ? (res.json() as unknown[])[0] : res.json();
       const op = r.op.read ?? r.op.list!;
       const problems = problemsOf(contract.spec, op.view.schema, value, target, op.view.properties);

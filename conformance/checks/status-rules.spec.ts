@@ -9,8 +9,20 @@ import { covers, expect, test } from "../lib/test.ts";
 test(
   "a data request with a bearer token and Accept is answered",
   covers("DATA-BEARER"),
-  async ({ api, target, session }) => {
-    const auth = await session.auth();
+  async ({ api, target, session, flows }) => {
+    // A token of the code flow where there is a user: one a broken refresh grant gave is
+    // TOK-REFRESH's finding, not this rule's.
+    let token: unknown;
+    if (target.username && target.password) {
+      token = await flows
+        .exchange()
+        .then((r) => (r.json() as { access_token?: unknown }).access_token)
+        .catch(() => undefined);
+    }
+    const auth =
+      typeof token === "string"
+        ? { authorization: `Bearer ${token}`, accept: "application/json" }
+        : await session.bare();
     const list = await send(api, "GET", infoListUrl(target), { headers: auth });
     expect(list.status, `${list.call} with the access token: ${list.text.slice(0, 200)}`).not.toBe(401);
     expect(list.status, `${list.call} with the access token: ${list.text.slice(0, 200)}`).toBeLessThan(300);
@@ -18,7 +30,7 @@ test(
 );
 
 test("a call that succeeds answers 200", covers("ERR-200"), async ({ api, target, session }) => {
-  const auth = await session.auth();
+  const auth = await session.bare();
   const list = await send(api, "GET", infoListUrl(target), { headers: auth });
   // A refused token is DATA-BEARER's finding: then no call here succeeds, and there is no 200 to see.
   test.skip(list.status === 401, `${NOT_CHECKED}DATA-BEARER: ${list.call} refused the access token (401)`);

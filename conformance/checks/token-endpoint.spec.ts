@@ -4,7 +4,7 @@ import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { throughScreens } from "../lib/screens.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
-import { covers, expect, needClient, needLogin, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, needClient, needLogin, test } from "../lib/test.ts";
 import { clientParams, tokenRequest, tokenUrl } from "../lib/tokens.ts";
 
 const SCOPE_FORM = /^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/;
@@ -12,7 +12,7 @@ const SCOPE_FORM = /^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/;
 test("a form-encoded token request is answered with JSON", covers("TOKEN-FORM-BODY"), async ({ target, flows }) => {
   needLogin(target);
   const res = await flows.exchange();
-  expect(res.status, `${res.call} with a form body: ${res.text.slice(0, 300)}`).toBe(200);
+  expectSucceeded(res, `${res.call} with a form body: ${res.text.slice(0, 300)}`);
   expect(res.headers["content-type"] ?? "", "the token response's Content-Type").toMatch(/^application\/json/);
   expect(() => res.json(), "the token response parses as JSON").not.toThrow();
 });
@@ -74,12 +74,14 @@ test(
       headers: { authorization: basic(client.clientId, client.clientSecret) },
       form: { grant_type: "authorization_code", code, redirect_uri: client.redirectUri },
     });
-    expect(res.status, `code exchange with Basic: ${res.text.slice(0, 200)}`).toBe(200);
+    expectSucceeded(res, `code exchange with Basic: ${res.text.slice(0, 200)}`);
     expect(typeof res.json().access_token).toBe("string");
     const wrong = await send(api, "POST", tokenUrl(target), {
       headers: { authorization: basic(client.clientId, `${client.clientSecret}x`) },
       form: { grant_type: "refresh_token", refresh_token: res.json().refresh_token, redirect_uri: client.redirectUri },
     });
+    // A wrong secret that gets a token is AUTH-SECRET's finding: how Basic refuses one is then not seen.
+    test.skip(wrong.status === 200, `${NOT_CHECKED}AUTH-SECRET: a wrong secret sent with Basic got a token`);
     expect(wrong.status, `a wrong secret with Basic: ${wrong.text.slice(0, 200)}`).toBe(401);
     expect(wrong.json().error).toBe("invalid_client");
   },
@@ -102,6 +104,7 @@ test("token errors use the codes of RFC 6749 5.2", covers("OAUTH-TOKEN-ERRORS"),
   expect(await errorOf({ grant_type: "authorization_code", ...clientParams(client) }), "missing code").toBe(
     "invalid_request",
   );
+  // RFC 6749 does not order the checks: a service may look at the unknown code first.
   expect(
     await errorOf({
       grant_type: "authorization_code",
@@ -109,8 +112,8 @@ test("token errors use the codes of RFC 6749 5.2", covers("OAUTH-TOKEN-ERRORS"),
       ...clientParams(client),
       client_secret: "wrong",
     }),
-    "wrong secret",
-  ).toBe("invalid_client");
+    "wrong secret and an unknown code",
+  ).toMatch(/^(invalid_client|invalid_grant)$/);
   expect(
     await errorOf({ grant_type: "authorization_code", code: "not-a-code", ...clientParams(client) }),
     "unknown code",
@@ -147,7 +150,14 @@ test(
       const tokens = (
         await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })
       ).json();
-      seen.push(["code", code], ["access_token", tokens.access_token], ["refresh_token", tokens.refresh_token]);
+      // A token the answer lacks is the finding of the check of that answer (TOK-CODE-EXCHANGE).
+      for (const [kind, value] of [
+        ["code", code],
+        ["access_token", tokens.access_token],
+        ["refresh_token", tokens.refresh_token],
+      ] as const) {
+        if (typeof value === "string") seen.push([kind, value]);
+      }
     }
     const weak = seen.filter(([, v]) => maxEntropyBits(v) < 128 || /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/i.test(v));
     expect(

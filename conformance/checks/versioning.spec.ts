@@ -1,7 +1,7 @@
 // The version segment /v<version> in every path, in both spellings.
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
-import { covers, expect, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, test } from "../lib/test.ts";
 
 test(
   "paths carry the version segment; without it there is no such call",
@@ -9,7 +9,7 @@ test(
   async ({ api, target, session }) => {
     const auth = await session.auth();
     const versioned = await send(api, "GET", infoListUrl(target), { headers: auth });
-    expect(versioned.status, versioned.call).toBe(200);
+    expectSucceeded(versioned, versioned.call);
     const bare = await send(
       api,
       "GET",

@@ -76,7 +76,14 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ["CONFORMANCE_SELECTOR_DENY", 'permission screen deny button (default button[name="decision"][value="deny"])'],
   ["CONFORMANCE_KINDS", "kinds of checks to run: spec,oauth (default) or spec,oauth,assumption"],
   ["CONFORMANCE_WAIT_FOR_EXPIRY", "1: on a target without /__mock/clock, really wait 7200 s for the expiry check"],
-  ["CONFORMANCE_CASE_INSENSITIVE_NAMES", "1: compare field names case-insensitively (camelCase implementations)"],
+  [
+    "CONFORMANCE_SCREEN_TIMEOUT_MS",
+    "how long a walk through the screens waits on a page with nothing to act on (default 5000; a screen drawn by script may need more)",
+  ],
+  [
+    "CONFORMANCE_CASE_INSENSITIVE_NAMES",
+    "1: compare field names case-insensitively (camelCase implementations; CUST-NAMES still reports them)",
+  ],
   [
     "CONFORMANCE_ACCEPT_DATE_FORMATS",
     "iso,dmy: let the checks that read dates go on when dates are written so (CUST-DATES still reports it)",

@@ -2,9 +2,10 @@
 // relied on: the id of a created customer is read from POST's answer when
 // it has one, else looked up in the info list by the unique name sent.
 import { randomBytes } from "node:crypto";
-import type { APIRequestContext } from "@playwright/test";
+import { type APIRequestContext, test } from "@playwright/test";
 import { apiBase, type Target } from "./config.ts";
-import { type Reply, send } from "./http.ts";
+import { notCreated, type Reply, send } from "./http.ts";
+import { NOT_CHECKED } from "./requirements.ts";
 
 /** A customer name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find it. */
 export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
@@ -96,8 +97,7 @@ export async function createCustomer(
   body: Record<string, unknown>,
 ): Promise<{ id: string; reply: Reply }> {
   const reply = await postCustomer(api, t, auth, body);
-  if (reply.status !== 200)
-    throw new Error(`${reply.call} answered ${reply.status}, not 200: ${reply.text.slice(0, 300)}`);
+  notCreated(reply, "CUST-BODY-ALL");
   let id: unknown;
   try {
     const answer = reply.json();
@@ -111,12 +111,11 @@ export async function createCustomer(
     const found = Array.isArray(items) ? items.find((i) => Object.values(i).includes(body.Name)) : undefined;
     id = found?.CustomerId ?? found?.customerId;
   }
-  if (typeof id !== "string" || id === "") {
-    throw new Error(
-      `cannot learn the id of the customer created by ${reply.call}: its answer has no CustomerId and the info list does not show the name ${String(body.Name)}`,
-    );
-  }
-  return { id, reply };
+  test.skip(
+    typeof id !== "string" || id === "",
+    `${NOT_CHECKED}CUST-CREATE-ID: cannot learn the id of the customer created by ${reply.call}: its answer has no CustomerId and the info list does not show the name ${String(body.Name)}`,
+  );
+  return { id: id as string, reply };
 }
 
 /** The customer the info list shows with this unique name, or a failure saying it shows none. */
@@ -128,6 +127,8 @@ export async function createdByName(
 ): Promise<{ id: string }> {
   const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
   const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
+  // A list that is no list is INFO-LIST's finding: nothing can be found in it.
+  test.skip(list.status === 200 && !Array.isArray(items), `${NOT_CHECKED}INFO-LIST: ${list.call} is not a list`);
   const found = Array.isArray(items) ? items.find((i) => Object.values(i).includes(name)) : undefined;
   const id = found?.CustomerId ?? found?.customerId;
   if (typeof id !== "string" || id === "") throw new Error(`${list.call} shows no customer named ${name}`);

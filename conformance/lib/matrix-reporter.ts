@@ -16,6 +16,7 @@ import {
   requirementTag,
   SUBJECT_ANNOTATION,
   WITHOUT_A_TOKEN,
+  WRITES_TAG,
 } from "./requirements.ts";
 
 /** Row verdicts, worst first: the order reports list them in. */
@@ -196,7 +197,11 @@ export default class MatrixReporter implements Reporter {
         return o && o.status !== "passed" && o.status !== "skipped";
       });
       const ids = [
-        ...new Set(failed.flatMap((t) => t.tags.filter((g) => !g.startsWith("@kind:")).map((g) => g.slice(1)))),
+        ...new Set(
+          failed.flatMap((t) =>
+            t.tags.filter((g) => !g.startsWith("@kind:") && g !== WRITES_TAG).map((g) => g.slice(1)),
+          ),
+        ),
       ];
       const elapsed = ((Date.now() - this.#startedAt.getTime()) / 1000).toFixed(0);
       console.log(

@@ -1,48 +1,17 @@
 // `bawa conformance` as a team uses it against an environment: read-only runs
-// that change nothing, cleanup of what runs left behind, shards merged into one
-// verdict. Each runs the compiled command line against a mock in its own process.
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// that change nothing, cleanup of what runs left behind, retries of busy
+// answers, shards merged into one verdict. Each runs the compiled command line
+// against a mock in its own process.
+import { readFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../browser.ts";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { backgroundTokens } from "../mock/node/client.ts";
-import { spawnMock } from "../mock/testing.ts";
-import { PROJECT_ROOT } from "../paths.ts";
-import { ownMockSettings } from "./conformance.ts";
+import { conformanceHarness, verdicts } from "./conformance-testing.ts";
 
-let mock: { child: ChildProcess; url: string };
-let settings: Record<string, string>;
-let dir: string;
-
-beforeAll(async () => {
-  mock = await spawnMock();
-  const tokens = await backgroundTokens(mock.url);
-  settings = ownMockSettings(mock.url, tokens.refresh);
-  dir = mkdtempSync(join(tmpdir(), "bawa-conformance-cli-"));
-});
-afterAll(() => {
-  mock.child.kill();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function bawa(args: string[], env: Record<string, string> = settings) {
-  return new Promise<{ code: number; out: string }>((done) => {
-    const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
-      cwd: dir,
-      env: { ...process.env, ...env, CI: "1" },
-    });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    child.on("exit", (code) => done({ code: code ?? 1, out }));
-  });
-}
+const h = conformanceHarness();
+const bawa = (args: string[], env?: Record<string, string>) => h.bawa(args, env);
 
 /**
  * A rate-limiting gateway in front of the mock, as real environments have: every `every`-th API
@@ -64,7 +33,7 @@ async function busyGateway(every: number) {
         .end();
       return;
     }
-    const upstream = request(new URL(req.url ?? "/", mock.url), { method: req.method, headers: req.headers }, (up) => {
+    const upstream = request(new URL(req.url ?? "/", h.url), { method: req.method, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
@@ -78,12 +47,12 @@ async function busyGateway(every: number) {
 
 // A new token each time: the suite moves the mock's clock past the lifetime of earlier ones.
 const fresh = async () => ({
-  authorization: `Bearer ${(await backgroundTokens(mock.url)).access}`,
+  authorization: `Bearer ${(await backgroundTokens(h.url)).access}`,
   accept: "application/json",
 });
 
 async function customers(): Promise<Array<{ CustomerId: string; Name: string }>> {
-  const res = await fetch(`${mock.url}/v1/api/DEMO/CustomerInfoList`, { headers: await fresh() });
+  const res = await fetch(`${h.url}/v1/api/DEMO/CustomerInfoList`, { headers: await fresh() });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`CustomerInfoList answered ${res.status}: ${text}`);
   return JSON.parse(text);
@@ -92,109 +61,32 @@ const everyCustomer = async () => {
   const auth = await fresh();
   return Promise.all(
     (await customers()).map((c) =>
-      fetch(`${mock.url}/v1/api/DEMO/Customer/${c.CustomerId}`, { headers: auth }).then((r) => r.text()),
+      fetch(`${h.url}/v1/api/DEMO/Customer/${c.CustomerId}`, { headers: auth }).then((r) => r.text()),
     ),
   );
 };
 const create = async (Name: string) =>
-  fetch(`${mock.url}/v1/api/DEMO/Customer`, {
+  fetch(`${h.url}/v1/api/DEMO/Customer`, {
     method: "POST",
     headers: { ...(await fresh()), "content-type": "application/json" },
     body: JSON.stringify({ Name }),
   }).then((r) => r.json() as Promise<{ CustomerId: string }>);
-const verdicts = (file: string) =>
-  Object.fromEntries(
-    (
-      JSON.parse(readFileSync(file, "utf8")) as { requirements: Array<{ id: string; verdict: string }> }
-    ).requirements.map((r) => [r.id, r.verdict]),
-  );
-
 describe("bawa conformance against an environment", () => {
-  it("a run without client settings fails, naming them; every data check skips with the setting's name", async () => {
-    const { code, out } = await bawa(["--base-url", mock.url, "--output", "no-settings"], {});
-    expect(code, out).toBe(1);
-    expect(out).toMatch(/no access token could be obtained: \d+ requirements that need one were not verified/);
-    expect(out).toContain("CONFORMANCE_CLIENT_ID, CONFORMANCE_CLIENT_SECRET");
-    const summary = JSON.parse(readFileSync(join(dir, "no-settings/summary.json"), "utf8")) as {
-      verdict: string;
-      requirements: Array<{ row?: string; id: string; verdict: string; checks: Array<{ reason?: string }> }>;
-    };
-    expect(summary.verdict).toBe("failed");
-    const data = summary.requirements.filter(
-      (r) => /^(CUST|SVC|INFO|DATA|ERR-200)/.test(r.id) && r.verdict !== "not applicable",
-    );
-    expect(data.length).toBeGreaterThan(10);
-    for (const r of data) {
-      expect(r.verdict, r.row ?? r.id).toBe("not verified");
-      for (const c of r.checks) expect(c.reason, r.row ?? r.id).toMatch(/^not verified: needs CONFORMANCE_/);
-    }
-  }, 180_000);
-
-  it("matrix.html of a failed run fits 1280 px and shows the failures above the table", async () => {
-    const faults = ["token-cacheable", "field-wrong-type"];
-    const turn = (on: boolean) =>
-      Promise.all(
-        faults.map((f) =>
-          fetch(`${mock.url}/__mock/scenarios/${f}`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ on }),
-          }),
-        ),
-      );
-    await turn(true);
-    let run: { code: number; out: string };
-    try {
-      run = await bawa(["--grep", "OAUTH-NO-STORE|CUST-FIELDS|TOKEN-RESPONSE", "--output", "failed-run"]);
-    } finally {
-      await turn(false);
-    }
-    expect(run.code, run.out).toBe(1);
-    const browser = await chromium.launch(chromiumLaunchOptions());
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(pathToFileURL(join(dir, "failed-run/matrix.html")).href);
-      const layout = await page.evaluate(() => {
-        const box = (e: Element | null) => e?.getBoundingClientRect();
-        const results = Array.from(document.querySelectorAll("table tr td.result, table tr th")).map(
-          (e) => e.getBoundingClientRect().right,
-        );
-        return {
-          scrollWidth: document.documentElement.scrollWidth,
-          clientWidth: document.documentElement.clientWidth,
-          failuresTop: box(document.querySelector("#failures"))?.top,
-          tableTop: box(document.querySelector("table"))?.top,
-          failures: Array.from(document.querySelectorAll("#failures li")).map((li) => li.textContent ?? ""),
-          rightmost: Math.max(...results),
-        };
-      });
-      // Kept in reports/ (generated output) for a person to look at.
-      await page.screenshot({ path: resolve(PROJECT_ROOT, "reports/screenshots/matrix-failed-1280.png") });
-      expect(layout.scrollWidth, "no sideways scroll at 1280 px").toBeLessThanOrEqual(layout.clientWidth);
-      expect(layout.rightmost, "every column within the window").toBeLessThanOrEqual(layout.clientWidth);
-      expect(layout.failuresTop, "the failures come before the table").toBeLessThan(layout.tableTop!);
-      expect(layout.failures.join("\n")).toMatch(/OAUTH-NO-STORE/);
-      expect(layout.failures.join("\n")).toMatch(/CUST-FIELDS/);
-    } finally {
-      await browser.close();
-    }
-  }, 180_000);
-
   it("--read-only creates, changes and deletes nothing, and still checks every rule that needs no write", async () => {
     const before = await everyCustomer();
     const { code, out } = await bawa(["--read-only", "--output", "read-only"]);
     expect(code, out).toBe(0);
     expect(await everyCustomer()).toEqual(before);
-    const log = (await fetch(`${mock.url}/__mock/requests`).then((r) => r.json())) as {
+    const log = (await fetch(`${h.url}/__mock/requests`).then((r) => r.json())) as {
       entries: Array<{ method: string; path: string }>;
     };
     expect(
       log.entries.filter((r) => r.method !== "GET" && /\/api\//i.test(r.path)).map((r) => `${r.method} ${r.path}`),
     ).toEqual([]);
-    const summary = JSON.parse(readFileSync(join(dir, "read-only/summary.json"), "utf8"));
+    const summary = JSON.parse(readFileSync(join(h.dir, "read-only/summary.json"), "utf8"));
     expect(summary.totals["not run (read-only)"]).toBeGreaterThan(0);
     expect(summary.totals.failed).toBe(0);
-    expect(verdicts(join(dir, "read-only/summary.json"))).toMatchObject({
+    expect(verdicts(join(h.dir, "read-only/summary.json"))).toMatchObject({
       "ERR-200": "passed",
       "CUST-FIELDS": "passed",
       "SVC-FORMATS": "passed",
@@ -227,10 +119,10 @@ describe("bawa conformance against an environment", () => {
     const grep = ["--grep", "ERR-|CUST-FIELDS|INFO-LIST"];
     const gateway = await busyGateway(7);
     try {
-      const run = await bawa([...grep, "--output", "busy"], { ...settings, CONFORMANCE_BASE_URL: gateway.url });
+      const run = await bawa([...grep, "--output", "busy"], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
       expect(run.code, run.out).toBe(0);
       expect(gateway.busy).toBeGreaterThan(1);
-      const summary = JSON.parse(readFileSync(join(dir, "busy/summary.json"), "utf8"));
+      const summary = JSON.parse(readFileSync(join(h.dir, "busy/summary.json"), "utf8"));
       expect(summary.requests).toMatchObject({ retried: gateway.busy, refused: 0 });
       expect(summary.requests.requests).toBeGreaterThan(gateway.busy * 6);
       expect(run.out).toContain(`requests: ${summary.requests.requests} sent, ${gateway.busy} retried after 429/503`);
@@ -238,12 +130,12 @@ describe("bawa conformance against an environment", () => {
       // Without retries every busy answer reaches the check, fails it, and is counted.
       const before = gateway.busy;
       const strict = await bawa([...grep, "--output", "busy-strict"], {
-        ...settings,
+        ...h.settings,
         CONFORMANCE_BASE_URL: gateway.url,
         CONFORMANCE_RETRIES: "0",
       });
       expect(strict.code, strict.out).toBe(1);
-      const counted = JSON.parse(readFileSync(join(dir, "busy-strict/summary.json"), "utf8")).requests;
+      const counted = JSON.parse(readFileSync(join(h.dir, "busy-strict/summary.json"), "utf8")).requests;
       expect(counted).toMatchObject({ retried: 0, refused: gateway.busy - before });
     } finally {
       gateway.server.close();
@@ -260,8 +152,8 @@ describe("bawa conformance against an environment", () => {
     }
     const merged = await bawa(["merge", "shard-1", "shard-2", "--output", "merged"]);
     expect(merged.code, merged.out).toBe(0);
-    const one = verdicts(join(dir, "whole/summary.json"));
+    const one = verdicts(join(h.dir, "whole/summary.json"));
     expect(Object.values(one).filter((v) => v === "passed").length).toBeGreaterThan(5);
-    expect(verdicts(join(dir, "merged/summary.json"))).toEqual(one);
+    expect(verdicts(join(h.dir, "merged/summary.json"))).toEqual(one);
   }, 180_000);
 });

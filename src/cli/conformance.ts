@@ -157,6 +157,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       Object.assign(env, ownMockSettings(prism.url, "prism-refresh-token"), {
         CONFORMANCE_KINDS: "spec,oauth",
         CONFORMANCE_PROFILE: resolve(PROJECT_ROOT, "conformance/profiles/prism.yaml"),
+        // Prism answers at once and draws no screen: a page with nothing to act on stays so.
+        CONFORMANCE_SCREEN_TIMEOUT_MS: env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? "1000",
       });
       console.log(`bawa conformance: checking Prism at ${prism.url} against its known results`);
     } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {

@@ -49,6 +49,16 @@ describe("judging a run", () => {
     expect(judge(fault, undefined).ok).toBe(false);
   });
 
+  it("a fault is caught only by failures that say what its definition says", () => {
+    const expires = faultCase(FAULTS.find((f) => f.name === "expires-in-3600")!);
+    const failed = (reason: string) => ({
+      requirements: [row("TOKEN-RESPONSE", "failed", [{ title: "the token response", status: "failed", reason }])],
+    });
+    expect(judge(expires, failed("Error: the token response: expires_in must be 7200")).ok).toBe(true);
+    const other = judge(expires, failed("Error: expect(received).toBe(expected) · Expected: 200 · Received: 500"));
+    expect(other).toMatchObject({ ok: false, unexplained: [expect.stringContaining("Received: 500")] });
+  });
+
   it("a behaviour ends as defined only with exactly its finding; not checked is no failure", () => {
     const exact = { requirements: [row("CUST-DATES", "failed"), row("CUST-FIELDS", "not checked")] };
     expect(judge(behaviour, exact)).toMatchObject({ ok: true, notChecked: ["CUST-FIELDS"] });
@@ -70,7 +80,11 @@ describe("judging a run", () => {
     const asserted = {
       requirements: [
         row("SCOPE-SINGLE", "failed", [
-          { title: "one scope", status: "failed", reason: "Error: expect(received).toBe(expected)" },
+          {
+            title: "one scope",
+            status: "failed",
+            reason: `Error: expect(received).toBe(expected) · Expected: "http://BusinessAdmin.Mock.API/Web/WebApi/*"`,
+          },
         ]),
       ],
     };

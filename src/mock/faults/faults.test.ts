@@ -20,6 +20,8 @@ describe("the switches", () => {
   it("have unique names; every fault breaks something, every tolerated behaviour says how the suite ends", () => {
     expect(new Set(SWITCHES.map((f) => f.name)).size).toBe(SWITCHES.length);
     for (const f of FAULTS) expect(f.breaks?.length, f.name).toBeGreaterThan(0);
+    // What the failure must say, so a check failing for another reason is no catch.
+    for (const f of FAULTS) expect(f.says, f.name).toBeInstanceOf(RegExp);
     for (const t of TOLERATED) expect(t.expect?.length, t.name).toBeGreaterThan(0);
   });
 

@@ -32,6 +32,7 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "field-wrong-type",
     breaks: ["CUST-FIELDS", "SVC-FIELDS"],
+    says: /must be of type number/,
     what: "the first number property of each object is written as a string",
     transforms: [
       objectsInJson((o, c) => {
@@ -43,6 +44,7 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "field-missing",
     breaks: ["CUST-FIELDS", "SVC-FIELDS"],
+    says: /is required/,
     what: "the first nullable text property of each object, no date, is left out",
     transforms: [
       objectsInJson((o, c) => {
@@ -55,24 +57,28 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "created-without-id",
     breaks: ["CUST-CREATE-ID"],
+    says: /answers the identifier the service gave[\s\S]*Received: ""/,
     what: "the service gives objects no identifier (an empty id in JSON)",
     transforms: [objectsInJson((o, c) => (c.idProperty && c.idProperty in o ? { ...o, [c.idProperty]: "" } : o))],
   }),
   fault({
     name: "camel-case",
     breaks: ["CUST-NAMES"],
+    says: /field names differ from the table only in case/,
     what: "JSON answers write field names in camelCase",
     rules: { jsonNames: "camel" },
   }),
   fault({
     name: "dates-iso",
     breaks: ["CUST-DATES"],
+    says: /dates are written ISO/,
     what: "dates are written as yyyy-MM-dd",
     transforms: [objectsInJson(rewriteDates((m, d, y) => `${y}-${m}-${d}`))],
   }),
   fault({
     name: "decimals-rounded",
     breaks: ["CUST-DECIMALS"],
+    says: /Expected: 12345\.67[\s\S]*Received: 12346/,
     what: "amounts (format decimal) are rounded to whole numbers",
     transforms: [
       objectsInJson((o, c) => {
@@ -85,18 +91,21 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "defaults-missing",
     breaks: ["CUST-DEFAULTS"],
+    says: /omitted properties missing from the stored customer/,
     what: "properties missing from the body stay missing from the object",
     rules: { fillDefaults: false },
   }),
   fault({
     name: "full-body-refused",
     breaks: ["CUST-BODY-ALL"],
+    says: /too many properties[\s\S]*Expected: 200[\s\S]*Received: 400/,
     what: "a body with every property is refused",
     rules: { acceptAllProperties: false },
   }),
   fault({
     name: "created-not-addressable",
     breaks: ["SVC-RESOURCE-ADDRESS"],
+    says: /the address POST named[\s\S]*Expected: 200[\s\S]*Received: 404/,
     what: "POST answers an id at which the created object can not be read",
     transforms: [
       {
@@ -110,19 +119,22 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   }),
   fault({
     name: "put-ignored",
-    breaks: ["CUST-UPDATE-ID"],
+    breaks: ["CUST-UPDATE-ID", "SVC-METHODS"],
+    says: /PUT's .*read back/,
     what: "PUT answers 200 and changes nothing",
     rules: { putChanges: false },
   }),
   fault({
     name: "delete-keeps",
     breaks: ["SVC-METHODS"],
+    says: /after DELETE[\s\S]*Expected: 404[\s\S]*Received: 200/,
     what: "DELETE answers 200 and removes nothing",
     rules: { deleteRemoves: false },
   }),
   fault({
     name: "list-wrapped",
     breaks: ["INFO-LIST"],
+    says: /\(body\) must be of type array/,
     what: "lists are an object, not a list",
     transforms: [
       {
@@ -135,6 +147,7 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "list-writable",
     breaks: ["SVC-READ-ONLY-LIST"],
+    says: /answered 200[\s\S]*Expected: false/,
     what: "POST, PUT and DELETE on read-only resources (lists, info objects) answer 200",
     transforms: [
       {
@@ -148,12 +161,14 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "bad-bodies-500",
     breaks: ["A-INVALID-BODIES"],
+    says: /500/,
     what: "a body of the wrong type or syntax crashes the call (500)",
     transforms: [{ codes: ["body.invalid"], apply: (res) => ({ ...res, status: 500 }) }],
   }),
   fault({
     name: "xml-as-json",
     breaks: ["SVC-FORMATS"],
+    says: /an XML media type[\s\S]*Received string:\s+"application\/json/,
     what: "XML is asked for, JSON comes back",
     transforms: [
       {

@@ -1,0 +1,71 @@
+// The own mock in a process of its own, and `bawa conformance` (the compiled
+// command line) run against it with the settings of its seed: the harness of
+// the tests of the command.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import { backgroundTokens } from "../mock/node/client.ts";
+import { spawnMock } from "../mock/testing.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import { ownMockSettings } from "./conformance.ts";
+
+export interface Harness {
+  /** The mock's address. */
+  readonly url: string;
+  /** The settings of the mock's seed, as CONFORMANCE_* variables. */
+  readonly settings: Record<string, string>;
+  /** The working directory of the runs (their reports). */
+  readonly dir: string;
+  /** `bawa conformance <args>` with `env` (default: the settings); its exit code and output. */
+  bawa(args: string[], env?: Record<string, string>): Promise<{ code: number; out: string }>;
+}
+
+/** Starts the mock before the file's tests and stops it after them. */
+export function conformanceHarness(): Harness {
+  let mock: { child: ChildProcess; url: string };
+  let settings: Record<string, string>;
+  let dir: string;
+  beforeAll(async () => {
+    mock = await spawnMock();
+    const tokens = await backgroundTokens(mock.url);
+    settings = ownMockSettings(mock.url, tokens.refresh);
+    dir = mkdtempSync(join(tmpdir(), "bawa-conformance-cli-"));
+  });
+  afterAll(() => {
+    mock?.child.kill();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get url() {
+      return mock.url;
+    },
+    get settings() {
+      return settings;
+    },
+    get dir() {
+      return dir;
+    },
+    bawa(args, env = settings) {
+      return new Promise((done) => {
+        const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
+          cwd: dir,
+          env: { ...process.env, ...env, CI: "1" },
+        });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        child.on("exit", (code) => done({ code: code ?? 1, out }));
+      });
+    },
+  };
+}
+
+/** The verdict of each requirement in a summary.json. */
+export const verdicts = (file: string): Record<string, string> =>
+  Object.fromEntries(
+    (
+      JSON.parse(readFileSync(file, "utf8")) as { requirements: Array<{ id: string; verdict: string }> }
+    ).requirements.map((r) => [r.id, r.verdict]),
+  );

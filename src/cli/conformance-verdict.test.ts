@@ -1,0 +1,85 @@
+// The verdict of `bawa conformance` as a person and a pipeline read it: a run
+// that could not obtain a token is no pass, and the matrix of a failed run
+// leads with its failures at a window's width.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { chromiumLaunchOptions } from "../browser.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import { conformanceHarness } from "./conformance-testing.ts";
+
+const h = conformanceHarness();
+
+describe("the verdict of bawa conformance", () => {
+  it("a run without client settings fails, naming them; every data check skips with the setting's name", async () => {
+    const { code, out } = await h.bawa(["--base-url", h.url, "--output", "no-settings"], {});
+    expect(code, out).toBe(1);
+    expect(out).toMatch(/no access token could be obtained: \d+ requirements that need one were not verified/);
+    expect(out).toContain("CONFORMANCE_CLIENT_ID, CONFORMANCE_CLIENT_SECRET");
+    const summary = JSON.parse(readFileSync(join(h.dir, "no-settings/summary.json"), "utf8")) as {
+      verdict: string;
+      requirements: Array<{ row?: string; id: string; verdict: string; checks: Array<{ reason?: string }> }>;
+    };
+    expect(summary.verdict).toBe("failed");
+    const data = summary.requirements.filter(
+      (r) => /^(CUST|SVC|INFO|DATA|ERR-200)/.test(r.id) && r.verdict !== "not applicable",
+    );
+    expect(data.length).toBeGreaterThan(10);
+    for (const r of data) {
+      expect(r.verdict, r.row ?? r.id).toBe("not verified");
+      for (const c of r.checks) expect(c.reason, r.row ?? r.id).toMatch(/^not verified: needs CONFORMANCE_/);
+    }
+  }, 180_000);
+
+  it("matrix.html of a failed run fits 1280 px and shows the failures above the table", async () => {
+    const faults = ["token-cacheable", "field-wrong-type"];
+    const turn = (on: boolean) =>
+      Promise.all(
+        faults.map((f) =>
+          fetch(`${h.url}/__mock/scenarios/${f}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ on }),
+          }),
+        ),
+      );
+    await turn(true);
+    let run: { code: number; out: string };
+    try {
+      run = await h.bawa(["--grep", "OAUTH-NO-STORE|CUST-FIELDS|TOKEN-RESPONSE", "--output", "failed-run"]);
+    } finally {
+      await turn(false);
+    }
+    expect(run.code, run.out).toBe(1);
+    const browser = await chromium.launch(chromiumLaunchOptions());
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(pathToFileURL(join(h.dir, "failed-run/matrix.html")).href);
+      const layout = await page.evaluate(() => {
+        const box = (e: Element | null) => e?.getBoundingClientRect();
+        const results = Array.from(document.querySelectorAll("table tr td.result, table tr th")).map(
+          (e) => e.getBoundingClientRect().right,
+        );
+        return {
+          scrollWidth: document.documentElement.scrollWidth,
+          clientWidth: document.documentElement.clientWidth,
+          failuresTop: box(document.querySelector("#failures"))?.top,
+          tableTop: box(document.querySelector("table"))?.top,
+          failures: Array.from(document.querySelectorAll("#failures li")).map((li) => li.textContent ?? ""),
+          rightmost: Math.max(...results),
+        };
+      });
+      // Kept in reports/ (generated output) for a person to look at.
+      await page.screenshot({ path: resolve(PROJECT_ROOT, "reports/screenshots/matrix-failed-1280.png") });
+      expect(layout.scrollWidth, "no sideways scroll at 1280 px").toBeLessThanOrEqual(layout.clientWidth);
+      expect(layout.rightmost, "every column within the window").toBeLessThanOrEqual(layout.clientWidth);
+      expect(layout.failuresTop, "the failures come before the table").toBeLessThan(layout.tableTop!);
+      expect(layout.failures.join("\n")).toMatch(/OAUTH-NO-STORE/);
+      expect(layout.failures.join("\n")).toMatch(/CUST-FIELDS/);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+});
