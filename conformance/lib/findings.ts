@@ -9,7 +9,9 @@ import { createCustomer, customerBody, deleteCustomer, firstCustomerId, getCusto
 import { otherCase, valueNamed } from "./names.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
-export type DateFormat = "mdy" | "iso" | "dmy";
+export { asMonthDayYear, type DateFormat, dateFormatOf } from "./dates.ts";
+
+import { type DateFormat, dateFormatOf } from "./dates.ts";
 
 export interface Findings {
   /** Described fields the JSON answer writes in another case: [as written, as the table names it]. */
@@ -20,24 +22,6 @@ export interface Findings {
 }
 
 export const DATE_FIELDS = ["CocDate", "VatVerificationDate"] as const;
-
-export function dateFormatOf(value: unknown): DateFormat | "other" | undefined {
-  if (typeof value !== "string") return undefined;
-  if (/^\d{1,2}\/\d{1,2}\/\d{4}$/.test(value)) return "mdy";
-  if (/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d\d:?\d\d)?)?$/.test(value)) return "iso";
-  if (/^\d{1,2}-\d{1,2}-\d{4}$/.test(value)) return "dmy";
-  return "other";
-}
-
-/** A date in one of the accepted formats, as month/day/year; other values stay as they are. */
-export function asMonthDayYear(value: unknown): unknown {
-  if (typeof value !== "string") return value;
-  const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
-  if (dateFormatOf(value) === "iso" && iso) return `${iso[2]}/${iso[3]}/${iso[1]}`;
-  const dmy = /^(\d{1,2})-(\d{1,2})-(\d{4})$/.exec(value);
-  if (dmy) return `${dmy[2]!.padStart(2, "0")}/${dmy[1]!.padStart(2, "0")}/${dmy[3]}`;
-  return value;
-}
 
 /** Reads a customer the way the checks see one, and notes what is off in its names and dates. */
 export async function probe(

@@ -13,7 +13,7 @@
 // a page of a longer list.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { asMonthDayYear, dateFormatOf } from "../../conformance/lib/findings.ts";
+import { asMonthDayYear, dateFormatOf } from "../../conformance/lib/dates.ts";
 import { described } from "../../conformance/lib/names.ts";
 import type { Collection, CompiledContract, Operation } from "../contract/index.ts";
 import { SERVICE_WIDE } from "../mock/core/store.ts";

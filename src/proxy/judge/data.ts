@@ -5,7 +5,7 @@
 // what the description says is judged: a path the contract does not declare is
 // another resource of the service ("not shown"), never an error; the body of a
 // write's answer is "not shown", so only the fields it does carry are judged.
-import { asMonthDayYear, dateFormatOf } from "../../../conformance/lib/findings.ts";
+import { asMonthDayYear, dateFormatOf } from "../../../conformance/lib/dates.ts";
 import { described, otherCase } from "../../../conformance/lib/names.ts";
 import { readXml, xmlText } from "../../../conformance/lib/shapes.ts";
 import {
