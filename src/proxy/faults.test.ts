@@ -33,6 +33,12 @@ const NOT_ON_THIS_CONTRACT: Record<string, string> = {
   "SVC-FIELDS":
     "the only objects besides the customer's are AdministrationInfo, an assumption whose fields the description does not show (specView loosens them)",
 };
+/** Requirements a fault declares that one exchange of the customer shows under another of them. */
+const SHOWN_AS_ANOTHER: Record<string, string[]> = {
+  // A PUT that changed nothing is judged under CUST-UPDATE-ID, the customer's own rule; the suite
+  // fails SVC-METHODS for it too (its lifecycle check reads the change back).
+  "put-ignored": ["SVC-METHODS"],
+};
 /** What else a fault's exchanges show, each a real violation of its own. */
 const ALSO_SHOWN: Record<string, string[]> = {
   // Its access token is the word "broken": 6 characters can not carry 128 bits.
@@ -86,7 +92,9 @@ describe("bawa proxy in front of the mock", () => {
   it.each(FAULTS.filter((f) => !(f.name in NOT_SHOWN)).map((f) => [f.name, f] as const))(
     "sees the fault %s as the requirements it breaks",
     async (name, fault) => {
-      const breaks = (fault.breaks ?? []).filter((id) => !(id in NOT_ON_THIS_CONTRACT));
+      const breaks = (fault.breaks ?? []).filter(
+        (id) => !(id in NOT_ON_THIS_CONTRACT) && !SHOWN_AS_ANOTHER[name]?.includes(id),
+      );
       const want = [...new Set([...breaks, ...(ALSO_SHOWN[name] ?? [])])].sort();
       expect(await violationsWith([name])).toEqual(want);
     },
