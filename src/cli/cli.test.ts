@@ -23,6 +23,17 @@ afterAll(() => {
 });
 
 describe("bawa", () => {
+  it("loads no test runner when it starts: Playwright alone cost the mock's start 0.26 s", async () => {
+    // The command table imports every command; a check helper reached from the proxy once
+    // brought @playwright/test into `bawa mock`'s start.
+    const script = `import { createRequire } from "node:module";
+await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/cli/bawa.js"))});
+const loaded = Object.keys(createRequire(import.meta.url).cache);
+console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-core|@playwright|vitest|fast-check)[\\/]/.test(k))));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
+    expect(JSON.parse(stdout)).toEqual([]);
+  });
+
   it("a background application: generated refresh token, then the customer lifecycle in JSON and XML", async () => {
     const { stdout } = await bawa(
       "refresh-token",
