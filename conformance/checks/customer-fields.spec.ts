@@ -12,7 +12,8 @@ import {
   postCustomer,
   uniqueName,
 } from "../lib/customers.ts";
-import { DATE_FIELDS, dateFormatOf, describeFormat } from "../lib/findings.ts";
+import { dateFormatOf } from "../lib/dates.ts";
+import { DATE_FIELDS, describeFormat } from "../lib/findings.ts";
 import { describedFields, otherCase, valueNamed } from "../lib/names.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems } from "../lib/shapes.ts";

@@ -7,7 +7,7 @@
 // spellings of the version segment. Each check names its resource as its
 // subject, so the matrix shows `SVC-METHODS · Customer`, `SVC-METHODS · Supplier`.
 import { apiBase } from "../lib/config.ts";
-import { asMonthDayYear } from "../lib/findings.ts";
+import { asMonthDayYear } from "../lib/dates.ts";
 import { send } from "../lib/http.ts";
 import { described, valueNamed } from "../lib/names.ts";
 import { NOT_APPLICABLE, NOT_CHECKED, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";

@@ -105,12 +105,7 @@ export async function createCustomer(
   } catch {
     // The description does not show POST's answer; fall back to the list.
   }
-  if (typeof id !== "string" || id === "") {
-    const list = await send(api, "GET", infoListUrl(t), { headers: auth });
-    const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
-    const found = Array.isArray(items) ? items.find((i) => Object.values(i).includes(body.Name)) : undefined;
-    id = found?.CustomerId ?? found?.customerId;
-  }
+  if (typeof id !== "string" || id === "") id = (await listed(api, t, auth, body.Name)).id;
   test.skip(
     typeof id !== "string" || id === "",
     `${NOT_CHECKED}CUST-CREATE-ID: cannot learn the id of the customer created by ${reply.call}: its answer has no CustomerId and the info list does not show the name ${String(body.Name)}`,
@@ -125,14 +120,21 @@ export async function createdByName(
   auth: Record<string, string>,
   name: string,
 ): Promise<{ id: string }> {
-  const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
-  const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
+  const { list, items, id } = await listed(api, t, { ...auth, accept: "application/json" }, name);
   // A list that is no list is INFO-LIST's finding: nothing can be found in it.
   test.skip(list.status === 200 && !Array.isArray(items), `${NOT_CHECKED}INFO-LIST: ${list.call} is not a list`);
-  const found = Array.isArray(items) ? items.find((i) => Object.values(i).includes(name)) : undefined;
-  const id = found?.CustomerId ?? found?.customerId;
   if (typeof id !== "string" || id === "") throw new Error(`${list.call} shows no customer named ${name}`);
   return { id };
+}
+
+/** The info list, and the id of the customer it shows with this unique name (any spelling of CustomerId). */
+async function listed(api: APIRequestContext, t: Target, headers: Record<string, string>, name: unknown) {
+  const list = await send(api, "GET", infoListUrl(t), { headers });
+  const items: unknown = list.status === 200 ? list.json() : [];
+  const found = Array.isArray(items)
+    ? (items as Array<Record<string, unknown>>).find((i) => Object.values(i).includes(name))
+    : undefined;
+  return { list, items, id: found?.CustomerId ?? found?.customerId };
 }
 
 export async function getCustomer(

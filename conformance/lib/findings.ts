@@ -6,12 +6,9 @@
 import type { APIRequestContext } from "@playwright/test";
 import type { Target } from "./config.ts";
 import { createCustomer, customerBody, deleteCustomer, firstCustomerId, getCustomer, uniqueName } from "./customers.ts";
+import { type DateFormat, dateFormatOf } from "./dates.ts";
 import { otherCase, valueNamed } from "./names.ts";
 import { NOT_CHECKED } from "./requirements.ts";
-
-export { asMonthDayYear, type DateFormat, dateFormatOf } from "./dates.ts";
-
-import { type DateFormat, dateFormatOf } from "./dates.ts";
 
 export interface Findings {
   /** Described fields the JSON answer writes in another case: [as written, as the table names it]. */

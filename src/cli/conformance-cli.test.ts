@@ -11,7 +11,6 @@ import { backgroundTokens } from "../mock/node/client.ts";
 import { conformanceHarness, verdicts } from "./conformance-testing.ts";
 
 const h = conformanceHarness();
-const bawa = (args: string[], env?: Record<string, string>) => h.bawa(args, env);
 
 /**
  * A rate-limiting gateway in front of the mock, as real environments have: every `every`-th API
@@ -74,7 +73,7 @@ const create = async (Name: string) =>
 describe("bawa conformance against an environment", () => {
   it("--read-only creates, changes and deletes nothing, and still checks every rule that needs no write", async () => {
     const before = await everyCustomer();
-    const { code, out } = await bawa(["--read-only", "--output", "read-only"]);
+    const { code, out } = await h.bawa(["--read-only", "--output", "read-only"]);
     expect(code, out).toBe(0);
     expect(await everyCustomer()).toEqual(before);
     const log = (await fetch(`${h.url}/__mock/requests`).then((r) => r.json())) as {
@@ -103,12 +102,12 @@ describe("bawa conformance against an environment", () => {
     ];
     const before = (await customers()).map((c) => c.CustomerId);
 
-    const listed = await bawa(["cleanup"]);
+    const listed = await h.bawa(["cleanup"]);
     expect(listed.code, listed.out).toBe(0);
     for (const c of left) expect(listed.out).toContain(c.CustomerId);
     expect((await customers()).map((c) => c.CustomerId)).toEqual(before);
 
-    const removed = await bawa(["cleanup", "--yes"]);
+    const removed = await h.bawa(["cleanup", "--yes"]);
     expect(removed.code, removed.out).toBe(0);
     const after = (await customers()).map((c) => c.CustomerId);
     expect(after).toEqual(before.filter((id) => !left.some((c) => c.CustomerId === id)));
@@ -119,7 +118,7 @@ describe("bawa conformance against an environment", () => {
     const grep = ["--grep", "ERR-|CUST-FIELDS|INFO-LIST"];
     const gateway = await busyGateway(7);
     try {
-      const run = await bawa([...grep, "--output", "busy"], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
+      const run = await h.bawa([...grep, "--output", "busy"], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
       expect(run.code, run.out).toBe(0);
       expect(gateway.busy).toBeGreaterThan(1);
       const summary = JSON.parse(readFileSync(join(h.dir, "busy/summary.json"), "utf8"));
@@ -129,7 +128,7 @@ describe("bawa conformance against an environment", () => {
 
       // Without retries every busy answer reaches the check, fails it, and is counted.
       const before = gateway.busy;
-      const strict = await bawa([...grep, "--output", "busy-strict"], {
+      const strict = await h.bawa([...grep, "--output", "busy-strict"], {
         ...h.settings,
         CONFORMANCE_BASE_URL: gateway.url,
         CONFORMANCE_RETRIES: "0",
@@ -144,13 +143,13 @@ describe("bawa conformance against an environment", () => {
 
   it("two shards merged give the same matrix as one run", async () => {
     const grep = ["--grep", "ERR-|VER-|TOKEN-RESPONSE|CUST-NAMES"];
-    const whole = await bawa([...grep, "--output", "whole"]);
+    const whole = await h.bawa([...grep, "--output", "whole"]);
     expect(whole.code, whole.out).toBe(0);
     for (const part of ["1/2", "2/2"]) {
-      const run = await bawa([...grep, "--shard", part, "--output", `shard-${part[0]}`]);
+      const run = await h.bawa([...grep, "--shard", part, "--output", `shard-${part[0]}`]);
       expect(run.code, run.out).toBe(0);
     }
-    const merged = await bawa(["merge", "shard-1", "shard-2", "--output", "merged"]);
+    const merged = await h.bawa(["merge", "shard-1", "shard-2", "--output", "merged"]);
     expect(merged.code, merged.out).toBe(0);
     const one = verdicts(join(h.dir, "whole/summary.json"));
     expect(Object.values(one).filter((v) => v === "passed").length).toBeGreaterThan(5);
