@@ -1,5 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type JsonSchema, loadContract, SchemaSet, specView } from "./contract.ts";
+import {
+  isCalendarDateOrOtherForm,
+  type JsonSchema,
+  loadContract,
+  monthDayYear,
+  SchemaSet,
+  specView,
+} from "./contract.ts";
 
 // The customer field table of the service description, transcribed: this is
 // the oracle the contract is held to, so it is written out, not derived.
@@ -232,5 +240,62 @@ describe("the spec view of the contract", () => {
         scope: "http://A.B.API/Web/WebApi/*",
       }),
     ).toEqual([{ field: "expires_in", message: "must be 7200" }]);
+  });
+});
+
+describe("month/day/year dates (A-DATES)", () => {
+  // The oracle: the calendar of Date (proleptic Gregorian, as .NET's DateTime), which the
+  // allocation-free reader replaced on every body's path.
+  const byDate = (text: string) => {
+    const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text);
+    if (!m) return undefined;
+    const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const date = new Date(Date.UTC(year, month - 1, day));
+    date.setUTCFullYear(year, month - 1, day);
+    return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? { month, day, year } : undefined;
+  };
+  const pad = (n: number, width: number, padded: boolean) => (padded ? String(n).padStart(width, "0") : String(n));
+
+  it("reads M/d/yyyy as the calendar does, for every year 0000-9999", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 9999 }),
+        fc.boolean(),
+        (month, day, year, padded) => {
+          const text = `${pad(month, 2, padded)}/${pad(day, 2, padded)}/${pad(year, 4, true)}`;
+          expect(monthDayYear(text)).toEqual(byDate(text));
+          expect(isCalendarDateOrOtherForm(text)).toBe(byDate(text) !== undefined);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("names the leap days and refuses the days that do not exist", () => {
+    expect(monthDayYear("02/29/2000")).toEqual({ month: 2, day: 29, year: 2000 });
+    expect(monthDayYear("2/29/2024")).toEqual({ month: 2, day: 29, year: 2024 });
+    expect(monthDayYear("02/29/0000")).toEqual({ month: 2, day: 29, year: 0 });
+    for (const gone of ["02/29/1900", "02/30/2024", "04/31/2024", "13/01/2024", "00/10/2024", "01/00/2024"]) {
+      expect(monthDayYear(gone), gone).toBeUndefined();
+      expect(isCalendarDateOrOtherForm(gone), gone).toBe(false);
+    }
+  });
+
+  it("leaves text of another form to the schema's pattern", () => {
+    for (const other of [
+      "2024-01-15",
+      "1/15/24",
+      "001/15/2024",
+      "1/15/20245",
+      "a1/15/2024",
+      "1//2024",
+      "",
+      "1/1/+202",
+    ]) {
+      expect(monthDayYear(other), other).toBeUndefined();
+      expect(isCalendarDateOrOtherForm(other), other).toBe(true);
+    }
   });
 });

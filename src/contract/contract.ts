@@ -51,12 +51,46 @@ const ANNOTATION_KEYWORDS = [
 
 /** A-DATES: month/day/year, with or without leading zeros, a day that exists in the calendar. */
 export function monthDayYear(text: string): { month: number; day: number; year: number } | undefined {
-  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text);
-  if (!m) return undefined;
-  const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (year < 100) date.setUTCFullYear(year);
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? { month, day, year } : undefined;
+  const parts = dateParts(text);
+  if (parts < 0) return undefined;
+  return { month: Math.floor(parts / 1_000_000), day: Math.floor(parts / 10_000) % 100, year: parts % 10_000 };
+}
+
+/**
+ * Whether a text of the form M/d/yyyy names a day of the calendar (proleptic Gregorian, as
+ * .NET's DateTime); true for text of another form, which the schema's pattern refuses. Every
+ * body's dates pass here: it reads the digits without allocating.
+ */
+export const isCalendarDateOrOtherForm = (text: string): boolean => dateParts(text) !== -1;
+
+/** month·10⁶ + day·10⁴ + year for a valid M/d/yyyy date; -1 for a day that does not exist; -2 for another form. */
+function dateParts(text: string): number {
+  const n = text.length;
+  if (n < 8 || n > 10) return -2;
+  const s1 = text.indexOf("/");
+  const s2 = s1 < 0 ? -1 : text.indexOf("/", s1 + 1);
+  if (s1 < 1 || s1 > 2 || s2 - s1 < 2 || s2 - s1 > 3 || n - s2 !== 5) return -2;
+  const month = digits(text, 0, s1);
+  const day = digits(text, s1 + 1, s2);
+  const year = digits(text, s2 + 1, n);
+  if (month < 0 || day < 0 || year < 0) return -2;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(month, year)) return -1;
+  return month * 1_000_000 + day * 10_000 + year;
+}
+
+function digits(text: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+function daysInMonth(month: number, year: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
 }
 
 /** How a validator treats the data it checks. */
@@ -95,7 +129,7 @@ export class SchemaSet {
     // A date that does not exist (02/30/2024) fails here; one of the wrong form fails the schema's pattern.
     ajv.addFormat(MONTH_DAY_YEAR, {
       type: "string",
-      validate: (s: string) => !/^\d{1,2}\/\d{1,2}\/\d{4}$/.test(s) || monthDayYear(s) !== undefined,
+      validate: isCalendarDateOrOtherForm,
     });
     ajv.addVocabulary(ANNOTATION_KEYWORDS);
     ajv.addSchema({ $id: this.#id, components: { schemas: this.doc.components.schemas } });

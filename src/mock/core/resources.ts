@@ -386,7 +386,8 @@ function notXmlText(value: unknown, field = ""): Problem[] {
 function writeDates(o: Record<string, unknown>, dates: readonly string[]): void {
   for (const field of dates) {
     const v = o[field];
-    if (typeof v !== "string") continue;
+    // Ten characters of a valid date are MM/dd/yyyy already.
+    if (typeof v !== "string" || v.length === 10) continue;
     const [m, d, y] = v.split("/");
     o[field] = `${m!.padStart(2, "0")}/${d!.padStart(2, "0")}/${y!.padStart(4, "0")}`;
   }

@@ -189,6 +189,8 @@ describe("nothing stored that can not be read back", () => {
       "customer.Addresses.0.City",
     ],
     ["a lone surrogate", '{"Name":"half \\ud800 pair"}', json, "customer.Name"],
+    // Written as itself, not escaped: the text is not ASCII, so each string is read.
+    ["U+FFFF written raw", { Name: "raw \uffff here" }, json, "customer.Name"],
     [
       "a control character in XML text",
       "<Customer><Name>ctl\u0001</Name></Customer>",
