@@ -1,6 +1,8 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  codePoints,
   isCalendarDateOrOtherForm,
   type JsonSchema,
   loadContract,
@@ -297,5 +299,56 @@ describe("month/day/year dates (A-DATES)", () => {
       expect(monthDayYear(other), other).toBeUndefined();
       expect(isCalendarDateOrOtherForm(other), other).toBe(true);
     }
+  });
+});
+
+describe("length limits count code points (maxLength, minLength)", () => {
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {},
+    components: { schemas: { Short: { type: "string", minLength: 2, maxLength: 3 } } },
+  };
+  const schemas = new SchemaSet(doc);
+  const emoji = "\u{1F600}";
+
+  it("a surrogate pair is one character, as Ajv counts it", () => {
+    expect(schemas.check("Short", emoji.repeat(3))).toEqual([]);
+    expect(schemas.check("Short", `a${emoji}`)).toEqual([]);
+    expect(schemas.check("Short", emoji.repeat(4))).not.toEqual([]);
+    expect(schemas.check("Short", emoji)).not.toEqual([]);
+    // A lone surrogate is a character of its own.
+    expect(schemas.check("Short", "\ud800\ud800\ud800\ud800")).not.toEqual([]);
+    expect(codePoints(`${emoji}\ud800x\udc00`)).toBe(4);
+  });
+
+  it("answers with Ajv's own errors", () => {
+    const ajv = new Ajv2020({ allErrors: true });
+    const theirs = ajv.compile(doc.components.schemas.Short);
+    for (const text of ["abcd", "a", "", emoji.repeat(5), "ab"]) {
+      const ours = schemas.validator("Short");
+      expect(ours(text), text).toBe(theirs(text));
+      expect(
+        ours.errors?.map((e) => [e.keyword, e.message, e.params]),
+        text,
+      ).toEqual(theirs.errors?.map((e) => [e.keyword, e.message, e.params]));
+    }
+  });
+});
+
+describe("a schema that is no JSON Schema", () => {
+  // Checked as it compiles (the document is not checked against the meta-schema: its schemas sit
+  // under `components`, which the meta-schema does not read).
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {},
+    components: { schemas: { BadType: { type: "strnig" }, LooseLimit: { maxLength: 3 } } },
+  };
+
+  it("stops the compile naming what is wrong", () => {
+    const schemas = new SchemaSet(doc);
+    expect(() => schemas.validator("BadType")).toThrow(/type must be JSONType or JSONType\[\]: strnig/);
+    expect(() => schemas.validator("LooseLimit")).toThrow(/strict mode: missing type "string" for keyword "maxLength"/);
   });
 });

@@ -3,7 +3,15 @@
 // their shapes from here and never write a schema again by hand.
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import {
+  _,
+  Ajv2020,
+  type CodeKeywordDefinition,
+  type ErrorObject,
+  type KeywordCxt,
+  str,
+  type ValidateFunction,
+} from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { parse } from "yaml";
 import { PROJECT_ROOT, SOURCE_EXTENSION } from "../paths.ts";
@@ -93,6 +101,41 @@ function daysInMonth(month: number, year: number): number {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
 }
 
+/** The number of code points in a text, as JSON Schema counts a string's length (a surrogate pair is one). */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  }
+  return n;
+}
+
+/**
+ * maxLength and minLength as Ajv's own, counting code points only when the UTF-16 length could
+ * break the limit: a text has at most as many code points as UTF-16 units. Ajv counts every
+ * string one unit at a time, a seventh of checking 100,000 seed customers.
+ */
+const LENGTH_LIMITS: CodeKeywordDefinition = {
+  keyword: ["maxLength", "minLength"],
+  type: "string",
+  schemaType: "number",
+  error: {
+    message: ({ keyword, schemaCode }) =>
+      str`must NOT have ${keyword === "maxLength" ? "more" : "fewer"} than ${schemaCode} characters`,
+    params: ({ schemaCode }) => _`{limit: ${schemaCode}}`,
+  },
+  code(cxt: KeywordCxt) {
+    const { keyword, data, schemaCode } = cxt;
+    const count = cxt.gen.scopeValue("func", { ref: codePoints });
+    cxt.fail(
+      keyword === "maxLength"
+        ? _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`
+        : _`${data}.length < ${schemaCode} || ${count}(${data}) < ${schemaCode}`,
+    );
+  },
+};
+
 /** How a validator treats the data it checks. */
 export interface ValidatorOptions {
   /** Fill missing properties with the contract's `default` (request bodies). */
@@ -122,6 +165,10 @@ export class SchemaSet {
       allErrors: true,
       useDefaults: this.options.useDefaults ?? false,
       discriminator: true,
+      // The schemas sit under `components`, a keyword the meta-schema does not know, so checking
+      // the document against it checked nothing; compiling it was a quarter of the mock's start-up
+      // (50 ms). Each schema is checked as it compiles (strict mode: unknown keywords and types).
+      validateSchema: false,
     });
     addFormats.default(ajv, ["uri", "date-time"]);
     // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
@@ -131,6 +178,7 @@ export class SchemaSet {
       type: "string",
       validate: isCalendarDateOrOtherForm,
     });
+    ajv.removeKeyword("maxLength").removeKeyword("minLength").addKeyword(LENGTH_LIMITS);
     ajv.addVocabulary(ANNOTATION_KEYWORDS);
     ajv.addSchema({ $id: this.#id, components: { schemas: this.doc.components.schemas } });
     this.#ajv = ajv;

@@ -2,6 +2,7 @@
 // model (one folder per collection, one file per database; one file for a
 // collection of the whole service) and the OAuth registry, each checked against
 // the contract so a bad seed stops the mock at start-up.
+import { isAscii } from "node:buffer";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { parse } from "yaml";
@@ -110,7 +111,7 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
       buf[start - 1] = 0x5b;
       if (n === 0) {
         // The rest: the last elements and the file's closing bracket.
-        for (const item of JSON.parse(buf.toString("utf8", start - 1, end)) as unknown[]) out.push(item);
+        for (const item of JSON.parse(text(buf, start - 1, end)) as unknown[]) out.push(item);
         return out;
       }
       const data = buf.subarray(start, end);
@@ -119,7 +120,7 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
       for (let tries = 0; cut > 0 && tries < 5 && !batch; tries++) {
         buf[start + cut + 1] = 0x5d;
         try {
-          batch = JSON.parse(buf.toString("utf8", start - 1, start + cut + 2)) as unknown[];
+          batch = JSON.parse(text(buf, start - 1, start + cut + 2)) as unknown[];
         } catch {
           buf[start + cut + 1] = 0x2c;
           cut = data.lastIndexOf(boundary!, cut - 1);
@@ -135,6 +136,11 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
   } finally {
     closeSync(fd);
   }
+}
+
+/** A part of a buffer as text: ASCII (checked at memory speed) is copied as Latin-1, faster than decoding UTF-8. */
+function text(buf: Buffer, from: number, to: number): string {
+  return buf.toString(isAscii(buf.subarray(from, to)) ? "latin1" : "utf8", from, to);
 }
 
 function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): StoredObject[] {
