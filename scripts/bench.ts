@@ -183,6 +183,8 @@ interface Row {
   bare?: Load;
   prism?: Load;
   ours?: Load;
+  /** POST only: node:http that parses each body, keeps the object and answers it re-encoded. */
+  keeping?: Load;
 }
 
 async function main(): Promise<void> {
@@ -245,6 +247,10 @@ async function main(): Promise<void> {
   const bareScript = `const a=${JSON.stringify(answers)};require("http").createServer((q,s)=>{const x=a[q.method+" "+q.url+"#"+(q.headers.accept??"")]??{type:"text/plain",body:""};q.resume();q.on("end",()=>{s.writeHead(200,{"content-type":x.type});s.end(x.body)})}).listen({port},"127.0.0.1")`;
   log("starting bare node:http");
   const bare = await start("bare node:http", ["-e", bareScript], "/");
+  // The least a create can cost in Node.js: parse the body, keep the object, answer it re-encoded.
+  // No routing, token, binding, validation or dates; what it keeps the collector must trace.
+  const keepingScript = `const kept=[];require("http").createServer((q,s)=>{const c=[];q.on("data",d=>c.push(d));q.on("end",()=>{let b="";if(c.length){const o=JSON.parse(Buffer.concat(c).toString());kept.push(o);b=JSON.stringify(o)}s.writeHead(200,{"content-type":"application/json; charset=utf-8"});s.end(b)})}).listen({port},"127.0.0.1")`;
+  const keeping = await start("node:http keeping each body", ["-e", keepingScript], "/");
   ours.startMs = await medianStart("bawa mock (start-up)", [BIN, "mock", "--port", "{port}", "--quiet"], 5);
 
   try {
@@ -255,16 +261,21 @@ async function main(): Promise<void> {
         bare: await measure(bare, `${bare.url}${s.path}`, s.opts(access)),
         ours: await measure(ours, `${ours.url}${s.path}`, s.opts(access)),
         prism: await measure(prism, `${prism.url}${s.path}`, { ...s.opts("prism"), amount: REQUESTS / 10 }),
+        ...(s.scenario === "POST Customer"
+          ? { keeping: await measure(keeping, `${keeping.url}${s.path}`, s.opts(access)) }
+          : {}),
       });
     }
   } finally {
-    await Promise.all([stop(bare), stop(prism), stop(ours)]);
+    await Promise.all([stop(bare), stop(keeping), stop(prism), stop(ours)]);
   }
   if (QUICK) {
     // The headline alone, for trying a change: nothing is written to reports/.
     for (const r of rows) {
       const us = (l?: Load) => `${l?.cpuUs?.toFixed(1) ?? "—"} µs (${Math.round(l?.rps ?? 0)} req/s, p99 ${l?.p99} ms)`;
-      console.log(`${r.scenario.padEnd(40)} bare ${us(r.bare)}  ours ${us(r.ours)}  prism ${us(r.prism)}`);
+      console.log(
+        `${r.scenario.padEnd(40)} bare ${us(r.bare)}  ours ${us(r.ours)}  prism ${us(r.prism)}${r.keeping ? `  keeping ${us(r.keeping)}` : ""}`,
+      );
     }
     return;
   }
@@ -335,7 +346,7 @@ async function main(): Promise<void> {
       "POST Customer: ≥ 15× Prism (CPU per answer; req/s beside it)",
       `${times(cpuRatio(post.prism, post.ours))} cheaper; ${ratio(post.ours?.rps, post.prism?.rps)} the req/s`,
       (cpuRatio(post.prism, post.ours) ?? 0) >= 15,
-      "each create is bound, validated against the contract, stored and encoded; Prism only validates and answers an example",
+      `each create is bound, validated against the contract, stored and encoded, and what is stored the collector traces ever after; Prism keeps nothing. node:http that only parses each body, keeps the object and answers it re-encoded costs ${post.keeping?.cpuUs?.toFixed(0) ?? "—"} µs here (${times(cpuRatio(post.prism, post.keeping))} cheaper than Prism)`,
     ],
     [
       "GET Customer/{id}: p99 < 10 ms (50 connections)",
@@ -394,6 +405,8 @@ async function main(): Promise<void> {
       (r) =>
         `| ${r.scenario} | ${fmt(r.bare)} | ${fmt(r.prism)} | ${fmt(r.ours)} | ${times(cpuRatio(r.ours, r.bare))} | ${times(cpuRatio(r.prism, r.ours))} |`,
     ),
+    "",
+    `The least a create can cost here: node:http that parses each body, keeps the object and answers it re-encoded (no routing, token, binding, validation or dates) spends **${post.keeping?.cpuUs?.toFixed(0) ?? "—"} µs CPU** per answer on the same ${REQUESTS.toLocaleString("en")} creates (${times(cpuRatio(post.prism, post.keeping))} cheaper than Prism; bawa ${times(cpuRatio(post.ours, post.keeping))} of it).`,
     "",
     `Start-up, process start to first answer: bawa mock ${(ours.startMs / 1000).toFixed(2)} s, Prism ${(prism.startMs / 1000).toFixed(2)} s, bare node:http ${(bare.startMs / 1000).toFixed(2)} s.`,
     `bawa mock with 100, 10,000 and 100,000 customers: start-up (median of 3) ${lists.map((l) => `${(l.ms / 1000).toFixed(2)} s`).join(", ")}; memory (RSS) ${lists.map((l) => (l.rss ? `${l.rss.toFixed(0)} MB` : "n/a")).join(", ")}.`,
