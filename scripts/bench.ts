@@ -11,16 +11,12 @@ import autocannon from "autocannon";
 import { backgroundTokens, refreshForm } from "../src/mock/node/client.ts";
 import { freePort } from "../src/mock/node/listen.ts";
 import { PROJECT_ROOT } from "../src/paths.ts";
+import { SCENARIOS, SEED_CUSTOMER } from "./bench-scenarios.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** BENCH_QUICK=1: only the headline scenarios, printed, for trying a change. */
 const QUICK = process.env.BENCH_QUICK === "1";
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
-const SEED_CUSTOMER = (
-  JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/Customer/DEMO.json"), "utf8")) as Array<
-    Record<string, unknown>
-  >
-)[0]!;
 
 interface Server {
   name: string;
@@ -194,46 +190,15 @@ async function main(): Promise<void> {
   log("starting bawa mock and Prism");
   const ours = await start("bawa mock", [BIN, "mock", "--port", "{port}", "--quiet"], "/__mock/clock");
   const prism = await start("Prism", [BIN, "prism", "--port", "{port}"], "/v1/api/DEMO/CustomerInfoList");
-  const { access, refresh } = await backgroundTokens(ours.url);
+  const tokens = await backgroundTokens(ours.url);
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
-  const created = JSON.stringify({ ...SEED_CUSTOMER, CustomerId: "", Name: "Bench B.V." });
-  const api = "/v1/api/DEMO";
   // Each scenario: the request, as bawa and Prism get it. Bare node:http answers each path with
   // the very bytes bawa answers it with: the cost of HTTP and the socket writes alone.
-  const scenarios: Array<{ scenario: string; path: string; opts: (token: string) => LoadOptions }> = [
-    {
-      scenario: "GET Customer/{id} JSON",
-      path: `${api}/Customer/1001`,
-      opts: (t) => ({ headers: { ...auth(t), accept: "application/json" } }),
-    },
-    {
-      scenario: "GET Customer/{id} XML",
-      path: `${api}/Customer/1001`,
-      opts: (t) => ({ headers: { ...auth(t), accept: "application/xml" } }),
-    },
-    {
-      scenario: "POST Customer",
-      path: `${api}/Customer`,
-      opts: (t) => ({ method: "POST", headers: { ...auth(t), "content-type": "application/json" }, body: created }),
-    },
-    {
-      scenario: "POST /OAuth/Token (refresh)",
-      path: "/v1/OAuth/Token",
-      opts: () => ({
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: refreshForm(refresh),
-      }),
-    },
-    {
-      scenario: "GET CustomerInfoList $top=2 (a page)",
-      path: `${api}/CustomerInfoList?$top=2&$skip=2`,
-      opts: (t) => ({ headers: { ...auth(t), accept: "application/json" } }),
-    },
-  ];
+  const scenarios = SCENARIOS;
+  const forPrism = { ...tokens, access: "prism" };
   const answers: Record<string, { type: string; body: string }> = {};
   for (const s of scenarios) {
-    const o = s.opts(access);
+    const o = s.request(tokens);
     const res = await fetch(`${ours.url}${s.path}`, {
       method: o.method ?? "GET",
       headers: o.headers ?? {},
@@ -258,11 +223,11 @@ async function main(): Promise<void> {
       log(`${s.scenario}: bare node:http, bawa mock, Prism (${REQUESTS}, ${REQUESTS / 10} requests)`);
       rows.push({
         scenario: s.scenario,
-        bare: await measure(bare, `${bare.url}${s.path}`, s.opts(access)),
-        ours: await measure(ours, `${ours.url}${s.path}`, s.opts(access)),
-        prism: await measure(prism, `${prism.url}${s.path}`, { ...s.opts("prism"), amount: REQUESTS / 10 }),
+        bare: await measure(bare, `${bare.url}${s.path}`, s.request(tokens)),
+        ours: await measure(ours, `${ours.url}${s.path}`, s.request(tokens)),
+        prism: await measure(prism, `${prism.url}${s.path}`, { ...s.request(forPrism), amount: REQUESTS / 10 }),
         ...(s.scenario === "POST Customer"
-          ? { keeping: await measure(keeping, `${keeping.url}${s.path}`, s.opts(access)) }
+          ? { keeping: await measure(keeping, `${keeping.url}${s.path}`, s.request(tokens)) }
           : {}),
       });
     }

@@ -76,34 +76,42 @@ export interface Match {
   params: Record<string, string>;
 }
 
-const patterns = new WeakMap<Route, string[]>();
-const patternOf = (route: Route) => {
+/** A route's path, read once: each segment a literal (lower case) or the name of a parameter. */
+interface Pattern {
+  literals: ReadonlyArray<string | undefined>;
+  params: ReadonlyArray<string | undefined>;
+}
+const patterns = new WeakMap<Route, Pattern>();
+const patternOf = (route: Route): Pattern => {
   let p = patterns.get(route);
   if (!p) {
-    p = route.path
-      .split("/")
-      .slice(1)
-      .map((s) => (s.startsWith("{") ? s : s.toLowerCase()));
+    const segments = route.path.split("/").slice(1);
+    p = {
+      literals: segments.map((s) => (s.startsWith("{") ? undefined : s.toLowerCase())),
+      params: segments.map((s) => (s.startsWith("{") ? s.slice(1, -1) : undefined)),
+    };
     patterns.set(route, p);
   }
   return p;
 };
 
-/** Finds the route of already-decoded path segments (after the version segment). */
+/**
+ * Finds the route of already-decoded path segments (after the version segment). Every request
+ * passes here: the segments are lower-cased once, and an object of parameters is made only for the
+ * route that matches.
+ */
 export function matchRoute(routes: readonly Route[], segments: readonly string[]): Match | undefined {
+  let lower: string[] | undefined;
   for (const route of routes) {
-    const pattern = patternOf(route);
-    if (pattern.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    const ok = pattern.every((p, i) => {
-      const s = segments[i]!;
-      if (p.startsWith("{")) {
-        params[p.slice(1, -1)] = s;
-        return true;
-      }
-      return p === s.toLowerCase();
-    });
-    if (ok) return { route, params };
+    const { literals, params } = patternOf(route);
+    if (literals.length !== segments.length) continue;
+    lower ??= segments.map((s) => s.toLowerCase());
+    let i = 0;
+    while (i < literals.length && (literals[i] === undefined || literals[i] === lower[i])) i++;
+    if (i < literals.length) continue;
+    const values: Record<string, string> = {};
+    for (let k = 0; k < params.length; k++) if (params[k] !== undefined) values[params[k]!] = segments[k]!;
+    return { route, params: values };
   }
   return undefined;
 }

@@ -1,0 +1,78 @@
+// `npm run bench:handle`: the mock's handle() in process, for each headline scenario of the bench:
+// µs per call and bytes allocated per call, with no socket, load generator or neighbour in the
+// figure. The CPU per answer of `npm run bench` is this plus node:http, the kernel and the
+// collector; a change to the hot path shows here first, and steadily. Figures, not tests.
+//
+// Run with a young generation large enough that no collection falls inside a measured stretch of
+// ALLOCATION_CALLS calls (the npm script passes --max-semi-space-size), so the heap's growth over
+// it is what the calls allocated.
+import { buildMock } from "../src/mock/index.ts";
+import { refreshForm } from "../src/mock/node/client.ts";
+import { seedAccounts } from "../src/mock/seed.ts";
+import { SCENARIOS } from "./bench-scenarios.ts";
+
+/** Calls per timed round (BENCH_HANDLE_CALLS); three rounds after a warm-up as long, the median shown. */
+const CALLS = Number(process.env.BENCH_HANDLE_CALLS ?? 20_000);
+const ROUNDS = 3;
+/** Calls over which allocation is read from the heap's growth: well inside a 64 MB young generation. */
+const ALLOCATION_CALLS = 1_000;
+
+function main(): void {
+  const mock = buildMock();
+  const call = (method: string, url: string, headers: Record<string, string>, body?: string) =>
+    mock.handle({
+      method,
+      url,
+      headers: { host: "127.0.0.1:4010", ...headers },
+      body: body === undefined ? undefined : Buffer.from(body),
+      remoteAddress: "127.0.0.1",
+    });
+  const { app } = seedAccounts();
+  const generated = call(
+    "POST",
+    "/__mock/refresh-tokens",
+    { "content-type": "application/json" },
+    JSON.stringify({ clientId: app.clientId, clientSecret: app.clientSecret }),
+  );
+  const refresh = (JSON.parse(String(generated.body)) as { refresh_token: string }).refresh_token;
+  const granted = call(
+    "POST",
+    "/v1/OAuth/Token",
+    { "content-type": "application/x-www-form-urlencoded" },
+    refreshForm(refresh),
+  );
+  const access = (JSON.parse(String(granted.body)) as { access_token?: string }).access_token;
+  if (!access) throw new Error(`the mock refused the background user's refresh grant (${granted.status})`);
+
+  console.log(
+    `handle() in process, ${CALLS.toLocaleString("en")} calls per round, median of ${ROUNDS} after a warm-up`,
+  );
+  console.log(`${"scenario".padEnd(40)} ${"µs per call".padStart(12)} ${"bytes allocated per call".padStart(26)}`);
+  for (const s of SCENARIOS) {
+    const r = s.request({ access, refresh });
+    // Headers as node:http gives them: lower-case names, and the body's length.
+    const headers: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      ...(r.body ? { "content-length": String(Buffer.byteLength(r.body)) } : {}),
+    };
+    const body = r.body === undefined ? undefined : Buffer.from(r.body);
+    const request = { method: r.method ?? "GET", url: s.path, headers, body, remoteAddress: "127.0.0.1" };
+    const first = mock.handle(request);
+    if (first.status >= 300) throw new Error(`${s.scenario} answered ${first.status}: ${String(first.body)}`);
+    const times: number[] = [];
+    for (let round = -1; round < ROUNDS; round++) {
+      const started = performance.now();
+      for (let i = 0; i < CALLS; i++) mock.handle(request);
+      if (round >= 0) times.push(((performance.now() - started) * 1000) / CALLS);
+    }
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < ALLOCATION_CALLS; i++) mock.handle(request);
+    const bytes = (process.memoryUsage().heapUsed - before) / ALLOCATION_CALLS;
+    const median = times.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
+    console.log(
+      `${s.scenario.padEnd(40)} ${median.toFixed(1).padStart(12)} ${(bytes < 0 ? "n/a (a collection ran)" : Math.round(bytes).toLocaleString("en")).padStart(26)}`,
+    );
+  }
+}
+
+main();
