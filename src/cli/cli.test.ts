@@ -117,6 +117,13 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
     }
   }, 60_000);
 
+  it("a mock the tests start that does not listen fails the test with what it said", async () => {
+    const failure = await spawnMock(["--rules", "constructor=1"]).catch((e: Error) => e);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/^mock exited with 2 before listening:\n/);
+    expect((failure as Error).message).toContain("bawa mock: --rules: There is no rule constructor");
+  }, 30_000);
+
   it("says in a checkout when the build is older than a source, and names the source", async () => {
     const file = resolve(PROJECT_ROOT, "src/mock/core/limits.ts");
     const { atime, mtime } = statSync(file);

@@ -187,11 +187,23 @@ export function spawnMock(args: string[] = []): Promise<{ child: ChildProcess; u
   );
   return new Promise((done, fail) => {
     let out = "";
+    // Standard error is read all along: what a failed start says is there, and a pipe nobody
+    // reads would stop a mock that writes much to it. Its first 4 KB are kept for the message.
+    let err = "";
+    child.stderr!.on("data", (d) => {
+      if (err.length < 4096) err += d;
+    });
     child.stdout!.on("data", (d) => {
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) done({ child, url: m[1]! });
     });
-    child.on("exit", (code) => fail(new Error(`mock exited with ${code}: ${out}`)));
+    child.on("exit", (code, signal) =>
+      fail(
+        new Error(
+          `mock exited with ${code ?? signal} before listening:\n${err.trim() || "(nothing on standard error)"}\n${out}`,
+        ),
+      ),
+    );
   });
 }
