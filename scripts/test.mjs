@@ -25,7 +25,7 @@ const PLAN = [
   {
     lanes: [
       ["test:unit", "test:package"],
-      ["conformance", "faults", "conformance:prism"],
+      ["conformance", "conformance:proxy", "faults", "conformance:prism"],
     ],
   },
 ];
