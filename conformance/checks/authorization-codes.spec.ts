@@ -1,6 +1,7 @@
 // Authorization codes: single use, short-lived, bound to client and redirect URI.
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
 import { throughScreens } from "../lib/screens.ts";
 import { covers, expect, expectSucceeded, need, needLogin, test } from "../lib/test.ts";
 import { clientParams, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
@@ -24,7 +25,13 @@ test(
     const { access_token } = (
       await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })
     ).json();
-    await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+    const again = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
+    // Only a reuse the target refuses is a reuse it can answer by revoking; one it accepts is
+    // OAUTH-CODE-SINGLE-USE's finding.
+    test.skip(
+      again.status < 300,
+      `${NOT_CHECKED}OAUTH-CODE-SINGLE-USE: the code's second exchange answered ${again.status}`,
+    );
     const res = await send(api, "GET", infoListUrl(target), { headers: { authorization: `Bearer ${access_token}` } });
     expect(res.status, "the first token after the code's reuse").toBe(401);
   },
