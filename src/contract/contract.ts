@@ -65,8 +65,8 @@ export function monthDayYear(text: string): { month: number; day: number; year: 
 }
 
 /**
- * Whether a text of the form M/d/yyyy names a day of the calendar (proleptic Gregorian, as
- * .NET's DateTime); true for text of another form, which the schema's pattern refuses. Every
+ * Whether a text of the form M/d/yyyy names a day of the calendar (proleptic Gregorian from
+ * year 0001, as .NET's DateTime); true for text of another form, which the schema's pattern refuses. Every
  * body's dates pass here: it reads the digits without allocating.
  */
 export const isCalendarDateOrOtherForm = (text: string): boolean => dateParts(text) !== -1;
@@ -82,7 +82,8 @@ function dateParts(text: string): number {
   const day = digits(text, s1 + 1, s2);
   const year = digits(text, s2 + 1, n);
   if (month < 0 || day < 0 || year < 0) return -2;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(month, year)) return -1;
+  // Year 0000 is no year of .NET's DateTime (0001-9999), so none of its days exists.
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(month, year)) return -1;
   return month * 1_000_000 + day * 10_000 + year;
 }
 
@@ -120,6 +121,8 @@ const LENGTH_LIMITS: CodeKeywordDefinition = {
   keyword: ["maxLength", "minLength"],
   type: "string",
   schemaType: "number",
+  // Where Ajv runs its own (before pattern and format), so errors come in the same order.
+  before: "pattern",
   error: {
     message: ({ keyword, schemaCode }) =>
       str`must NOT have ${keyword === "maxLength" ? "more" : "fewer"} than ${schemaCode} characters`,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { bindProperties } from "../mock/core/binding.ts";
 import type { OpenApiDocument } from "./contract.ts";
 import { compileContract } from "./index.ts";
 import { buildResourceModel, propertyOfParameter, ResourceModelError } from "./resources.ts";
@@ -50,6 +51,19 @@ const THINGS = {
 };
 
 describe("the resource model of a contract", () => {
+  it("binds a body whose field is named like a member of every object (toString)", () => {
+    const odd = {
+      ...THING,
+      properties: { ...THING.properties, toString: { type: ["array", "null"], items: { type: "integer" } } },
+    };
+    const model = buildResourceModel(contract(THINGS, { ...SCHEMAS, Thing: odd, ThingRequest: odd }));
+    const c = model.collection("Thing")!;
+    for (const body of [{ toString: [] }, { toString: [1, null] }, { Name: "x", constructor: [] }]) {
+      expect(() => bindProperties(body, c.request!.properties, c.nested, true), JSON.stringify(body)).not.toThrow();
+    }
+    expect(bindProperties({ toString: [1] }, c.request!.properties, c.nested, true).value).toEqual({ toString: [1] });
+  });
+
   it.each([
     ["customer_id", ["Name", "CustomerId"], "CustomerId"],
     ["customerId", ["CustomerId"], "CustomerId"],

@@ -243,7 +243,8 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
     const s = resolve(schemas[c.schema]) ?? {};
     const props = s.properties ?? {};
     const requestProps = c.request ? (resolve(schemas[c.request])?.properties ?? {}) : props;
-    const nested: Record<string, string[]> = {};
+    // No prototype: binding looks up every property name a body sends, and "toString" is none.
+    const nested: Record<string, string[]> = Object.create(null);
     const dates: string[] = [];
     const sequences: string[] = [];
     let databaseProperty: string | undefined;
