@@ -6,6 +6,16 @@ import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts
 
 const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
 
+/**
+ * The token flow's parameters where they arrived: the fragment, or the query when only the query
+ * holds a token. Where they arrive is OAUTH-IMPLICIT-FRAGMENT's finding; the checks of what they
+ * hold read them either way, so a token in the query is one finding, not four.
+ */
+const tokenParams = (u: URL) => {
+  const fragment = fragmentOf(u);
+  return !fragment.has("access_token") && u.searchParams.has("access_token") ? u.searchParams : fragment;
+};
+
 test(
   "the token flow goes through the login and permission screens too",
   covers("AUTHZ-SCREENS"),
@@ -22,7 +32,7 @@ test(
   async ({ target, flows }) => {
     needLogin(target);
     const { landed } = await flows.implicit();
-    const f = fragmentOf(landed);
+    const f = tokenParams(landed);
     expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
     expect(f.get("access_token")).toBeTruthy();
     expect(f.get("scope")).toBe(target.scope);
@@ -32,8 +42,8 @@ test(
 
 test("the token flow returns no refresh token", covers("TOK-IMPLICIT-NO-REFRESH"), async ({ target, flows }) => {
   needLogin(target);
-  const f = fragmentOf((await flows.implicit()).landed);
-  expect(f.has("refresh_token"), `the fragment: ${[...f.keys()].join(", ")}`).toBe(false);
+  const f = tokenParams((await flows.implicit()).landed);
+  expect(f.has("refresh_token"), `the parameters: ${[...f.keys()].join(", ")}`).toBe(false);
 });
 
 test(
@@ -41,7 +51,7 @@ test(
   covers("AUTH-IMPLICIT-NO-SECRET"),
   async ({ api, target, flows }) => {
     needLogin(target);
-    const f = fragmentOf((await flows.implicit()).landed);
+    const f = tokenParams((await flows.implicit()).landed);
     const res = await send(api, "GET", infoListUrl(target), {
       headers: { authorization: `Bearer ${f.get("access_token")}`, accept: "application/json" },
     });
@@ -60,10 +70,13 @@ test(
   covers("OAUTH-IMPLICIT-FRAGMENT"),
   async ({ target, flows }) => {
     needLogin(target);
-    const { landed, state } = await flows.implicit();
+    const { landed } = await flows.implicit();
     expect(landed.searchParams.has("access_token"), `query: ${landed.search}`).toBe(false);
     expect(fragmentOf(landed).has("access_token")).toBe(true);
-    // A refresh token in the fragment is TOK-IMPLICIT-NO-REFRESH's finding, reported there once.
-    expect(fragmentOf(landed).get("state")).toBe(state);
+    // A refresh token in the fragment is TOK-IMPLICIT-NO-REFRESH's finding, a state missing or
+    // changed AUTHZ-STATE's: each is reported there, once. Here: state, when it comes back, comes
+    // in the fragment with the token.
+    const stateInQueryOnly = landed.searchParams.has("state") && !fragmentOf(landed).has("state");
+    expect(stateInQueryOnly, `state in the query: ${landed.search}`).toBe(false);
   },
 );

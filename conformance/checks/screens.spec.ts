@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Request, Response } from "@playwright/test";
 import { send } from "../lib/http.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
 import { authorizeUrl, carriesGrant, walkScreens } from "../lib/screens.ts";
 import { covers, expect, needLogin, test } from "../lib/test.ts";
 
@@ -21,13 +22,15 @@ test(
       { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" },
       { decision: "stay" },
     );
-    expect(walk, "the browser went through the login and the permission screen").toMatchObject({
-      login: true,
-      permission: true,
-    });
+    expect(walk.login, "the browser went through the login screen").toBe(true);
     const screens = walk.pages.filter((p) => p.status === 200);
-    expect(screens.length, "screens shown").toBeGreaterThanOrEqual(2);
     for (const screen of screens) expect(refusesFraming(screen.headers), `framing of ${screen.url}`).toBe(true);
+    // The screens shown refuse framing; a permission screen that never shows is AUTHZ-SCREENS' finding.
+    test.skip(
+      !walk.permission,
+      `${NOT_CHECKED}AUTHZ-SCREENS: no permission screen showed, so its framing was not seen`,
+    );
+    expect(screens.length, "screens shown").toBeGreaterThanOrEqual(2);
   },
 );
 
@@ -44,7 +47,10 @@ test(
         { client_id: client.clientId, redirect_uri: client.redirectUri, scope: target.scope, response_type: "code" },
         { decision: "stay" },
       );
-      if (!walk.permission) throw new Error(`the permission screen did not show; the browser is at ${page.url()}`);
+      test.skip(
+        !walk.permission,
+        `${NOT_CHECKED}AUTHZ-SCREENS: no permission screen showed (the browser is at ${page.url()}), so there is no form to forge`,
+      );
       const form = page.locator(`form:has(${target.selectors.allow})`);
       const action = new URL((await form.getAttribute("action")) ?? page.url(), page.url()).href;
       const hidden = await form
