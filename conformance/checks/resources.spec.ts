@@ -8,12 +8,13 @@
 // subject, so the matrix shows `SVC-METHODS · Customer`, `SVC-METHODS · Supplier`.
 import { apiBase } from "../lib/config.ts";
 import { asMonthDayYear } from "../lib/dates.ts";
-import { send } from "../lib/http.ts";
+import { notCreated, send } from "../lib/http.ts";
 import { described, valueNamed } from "../lib/names.ts";
 import { NOT_APPLICABLE, NOT_CHECKED, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
 import {
   bodyOf,
   changeableProperty,
+  creationRule,
   lifecycle,
   listOf,
   nameProperty,
@@ -57,7 +58,7 @@ for (const r of resources("editable")) {
       const calls = lifecycle(api, target, r, auth);
       const body = bodyOf(c, uniqueName(target.namePrefix));
       const posted = await calls.post(body);
-      expectSucceeded(posted, `${posted.call}: ${posted.text.slice(0, 300)}`);
+      notCreated(posted, creationRule(r));
       const id = calls.idOf(posted.json());
       // An answer without the id is CUST-CREATE-ID's finding; without it there is no address to read.
       test.skip(
@@ -86,9 +87,11 @@ for (const r of resources("editable")) {
       const read = await calls.get(id);
       expectSucceeded(read, `${read.call} right after POST`);
       const field = changeableProperty(c);
+      // The id as the object reads it (its type is the service's); one it does not show is
+      // CUST-CREATE-ID's finding, and the id that found the object goes instead.
       const changed = await calls.put(id, {
         ...body,
-        [c.idProperty!]: read.json()[c.idProperty!] ?? id,
+        [c.idProperty!]: calls.idOf(read.json()) === undefined ? id : read.json()[c.idProperty!],
         ...(field ? { [field]: "Changed by PUT" } : {}),
       });
       expectSucceeded(changed, `${changed.call}: ${changed.text.slice(0, 300)}`);
@@ -140,10 +143,16 @@ for (const r of resources("editable")) {
       const id = absentId();
       expect((await calls.get(id)).status, "GET").toBe(404);
       if (r.op.update) {
-        expect(
-          (await calls.put(id, { ...bodyOf(c, uniqueName(target.namePrefix)), [c.idProperty!]: id })).status,
-          "PUT",
-        ).toBe(404);
+        const put = await calls.put(id, { ...bodyOf(c, uniqueName(target.namePrefix)), [c.idProperty!]: id });
+        if (put.status === 400) {
+          // A body the target refuses wherever it goes is the finding of the rule that creates with it.
+          const body = bodyOf(c, uniqueName(target.namePrefix));
+          const posted = await calls.post(body);
+          const made = posted.status === 200 ? calls.idOf(posted.json()) : undefined;
+          if (made !== undefined) await cleanUp(api, target, r, auth, made, body[nameProperty(c) ?? ""]);
+          notCreated(posted, creationRule(r));
+        }
+        expect(put.status, `${put.call}: ${put.text.slice(0, 200)}`).toBe(404);
       }
       if (r.op.delete) expect((await calls.delete(id)).status, "DELETE").toBe(404);
     },
@@ -310,7 +319,8 @@ for (const r of resources()) {
         for (const [name, value] of Object.entries(a)) {
           if (!(name in b)) differences.push(`${name} is missing`);
           else if (typeof value === "object" && value !== null) continue;
-          else if (b[name] !== xmlText(value))
+          // An empty element is how XML writes an empty string; the loose reader reads it as null.
+          else if (b[name] !== xmlText(value) && !(b[name] === null && value === ""))
             differences.push(`${name} is ${JSON.stringify(b[name])} in XML, ${JSON.stringify(value)} in JSON`);
         }
       }

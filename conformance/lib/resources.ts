@@ -19,7 +19,7 @@ import {
 } from "../../src/contract/index.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
 import { apiBase, type Target } from "./config.ts";
-import { notCreated, type Reply, send } from "./http.ts";
+import { notAddressable, notCreated, type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
 /** The contract the suite checks against: CONFORMANCE_CONTRACT names a team's own; compiled once per process. */
@@ -162,6 +162,13 @@ export function changeableProperty(c: Collection): string | undefined {
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
 
 /** The calls of an editable resource's lifecycle on a target, with the token's headers. */
+/**
+ * The requirement whose finding a refused create is: the customer's body with every property is
+ * CUST-BODY-ALL's; another resource's create is its SVC-METHODS row's.
+ */
+export const creationRule = (r: Resource): string =>
+  r.collection.name === "Customer" ? "CUST-BODY-ALL" : `SVC-METHODS · ${r.name}`;
+
 export function lifecycle(api: APIRequestContext, t: Target, r: Resource, auth: Record<string, string>) {
   const c = r.collection;
   const idOf = (value: unknown): string | undefined => {
@@ -195,12 +202,18 @@ export function lifecycle(api: APIRequestContext, t: Target, r: Resource, auth: 
       });
       if (strict && reply.status !== 200)
         throw new Error(`${reply.call} answered ${reply.status}, not 200: ${reply.text.slice(0, 300)}`);
-      notCreated(reply, c.name === "Customer" ? "CUST-BODY-ALL" : `SVC-METHODS · ${r.name}`);
+      notCreated(reply, creationRule(r));
       let id: string | undefined;
       try {
         id = idOf(reply.json());
       } catch {
         // Not JSON: look the object up instead.
+      }
+      if (id !== undefined && r.op.read) {
+        const answered = id;
+        await notAddressable(r.name, () =>
+          send(api, "GET", urlOf(t, r.op.read!, answered), { headers: { ...auth, accept: "application/json" } }),
+        );
       }
       const list = listOf(c);
       const name = nameProperty(c);

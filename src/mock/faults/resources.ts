@@ -5,7 +5,7 @@ import type { Collection } from "../../contract/index.ts";
 import { JSON_FORMAT } from "../core/format.ts";
 import { bodyValue } from "../core/http.ts";
 import type { Switch } from "../core/scenarios.ts";
-import { fault, mapValue, OBJECT_ANSWERS, objectsInJson } from "./transforms.ts";
+import { fault, mapValue, OBJECT_ANSWERS, objectsInAnswers, objectsInJson } from "./transforms.ts";
 
 type Json = Record<string, unknown>;
 
@@ -58,8 +58,8 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
     name: "created-without-id",
     breaks: ["CUST-CREATE-ID"],
     says: /answers the identifier the service gave[\s\S]*Received: ""/,
-    what: "the service gives objects no identifier (an empty id in JSON)",
-    transforms: [objectsInJson((o, c) => (c.idProperty && c.idProperty in o ? { ...o, [c.idProperty]: "" } : o))],
+    what: "the service gives objects no identifier (an empty id)",
+    transforms: [objectsInAnswers((o, c) => (c.idProperty && c.idProperty in o ? { ...o, [c.idProperty]: "" } : o))],
   }),
   fault({
     name: "camel-case",

@@ -131,8 +131,7 @@ export class Judge {
     ) {
       this.memory.forgetTokens();
     } else if (path === "/__mock/reset" || /^\/__mock\/databases\/[^/]+\/reset$/.test(path)) {
-      this.memory.objects.clear();
-      this.memory.answeredPaths.clear();
+      this.memory.forgetObjects();
     }
   }
 }

@@ -104,6 +104,12 @@ export class Memory {
     return at + this.clockOffset;
   }
 
+  /** What a reset of the target's objects ended: the objects seen and the paths answered. */
+  forgetObjects(): void {
+    this.objects.clear();
+    this.answeredPaths.clear();
+  }
+
   /** Everything a target's tokens/revoke or tokens/expire call may have ended: forget it. */
   forgetTokens(): void {
     this.access.clear();
