@@ -3,7 +3,7 @@
 import { send } from "../lib/http.ts";
 import { authorizeUrl } from "../lib/screens.ts";
 import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
-import { clientParams, codeFlow, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
+import { clientParams, codeFlow, exchangeCodeAfter, expectTokenError, tokenRequest } from "../lib/tokens.ts";
 
 test("the authorization error page is HTML with status 400", covers("A-AUTHZ-ERROR-PAGE"), async ({ api, target }) => {
   const client = needLogin(target);
@@ -63,6 +63,6 @@ test(
     const client = needLogin(target);
     clock.require();
     const res = await exchangeCodeAfter(api, page, target, client, clock, 301);
-    expect(res.json().error).toBe("invalid_grant");
+    expectTokenError(res, "invalid_grant");
   },
 );

@@ -4,7 +4,7 @@ import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { throughScreens } from "../lib/screens.ts";
 import { covers, expect, expectSucceeded, need, needLogin, test } from "../lib/test.ts";
-import { clientParams, exchangeCodeAfter, tokenRequest } from "../lib/tokens.ts";
+import { clientParams, exchangeCodeAfter, expectTokenError, tokenRequest } from "../lib/tokens.ts";
 
 test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, page, target }) => {
   const client = needLogin(target);
@@ -13,7 +13,7 @@ test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, p
   expectSucceeded(first);
   const again = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
   expect(again.status).toBe(400);
-  expect(again.json().error).toBe("invalid_grant");
+  expectTokenError(again, "invalid_grant");
 });
 
 test(
@@ -45,7 +45,7 @@ test("a code is bound to its redirect URI", covers("OAUTH-CODE-BOUND"), async ({
     ...clientParams(client),
     redirect_uri: `${client.redirectUri}/other`,
   });
-  expect(wrongUri.json().error, "another redirect_uri").toBe("invalid_grant");
+  expectTokenError(wrongUri, "invalid_grant", "another redirect_uri");
 });
 
 test("a code is bound to its client", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {
@@ -56,7 +56,7 @@ test("a code is bound to its client", covers("OAUTH-CODE-BOUND"), async ({ api, 
     code: (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!,
     ...clientParams(target.second!),
   });
-  expect(otherClient.json().error, "another client").toBe("invalid_grant");
+  expectTokenError(otherClient, "invalid_grant", "another client");
 });
 
 test("a code older than 10 minutes is refused", covers("OAUTH-CODE-LIFETIME"), async ({ api, page, target, clock }) => {
@@ -64,5 +64,5 @@ test("a code older than 10 minutes is refused", covers("OAUTH-CODE-LIFETIME"), a
   clock.require();
   const res = await exchangeCodeAfter(api, page, target, client, clock, 601);
   expect(res.status, res.text.slice(0, 200)).toBe(400);
-  expect(res.json().error).toBe("invalid_grant");
+  expectTokenError(res, "invalid_grant");
 });

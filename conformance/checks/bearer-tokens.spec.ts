@@ -26,6 +26,7 @@ test(
 );
 
 test("the Bearer scheme name is case-insensitive", covers("OAUTH-BEARER-CASE"), async ({ api, target, session }) => {
+  await session.auth(); // a token refused under any spelling is DATA-BEARER's finding
   const token = await session.accessToken();
   for (const scheme of ["bearer", "BEARER", "Bearer"]) {
     const res = await send(api, "GET", infoListUrl(target), {

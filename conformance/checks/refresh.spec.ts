@@ -4,7 +4,7 @@ import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
 import { covers, expect, expectSucceeded, need, needClient, needLogin, test } from "../lib/test.ts";
-import { clientParams, codeFlow, tokenRequest } from "../lib/tokens.ts";
+import { clientParams, codeFlow, expectTokenError, tokenRequest } from "../lib/tokens.ts";
 
 test(
   "the refresh grant returns a new token response whose access token works",
@@ -59,7 +59,7 @@ test(
 test(
   "a background application exchanges its stored refresh token for access tokens",
   covers("AUTH-BACKGROUND"),
-  async ({ api, target }) => {
+  async ({ api, target, session }) => {
     const client = needClient(target);
     need({ CONFORMANCE_REFRESH_TOKEN: target.refreshToken }, "a background user's refresh token");
     for (let i = 0; i < 2; i++) {
@@ -72,6 +72,11 @@ test(
       const data = await send(api, "GET", infoListUrl(target), {
         headers: { authorization: `Bearer ${res.json().access_token}` },
       });
+      if (data.status === 401) {
+        // No token works: DATA-BEARER's finding; the session's do: refreshed ones do not, TOK-REFRESH's.
+        await session.auth();
+        test.skip(true, `${NOT_CHECKED}TOK-REFRESH: ${data.call} refused the access token a refresh grant gave (401)`);
+      }
       expectSucceeded(data);
     }
   },
@@ -90,6 +95,6 @@ test(
       ...clientParams(target.second!),
     });
     expect(res.status).toBe(400);
-    expect(res.json().error).toBe("invalid_grant");
+    expectTokenError(res, "invalid_grant");
   },
 );
