@@ -6,6 +6,7 @@ import { apiBase, type Client, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { throughScreens } from "./screens.ts";
+import { TOKEN_ERRORS, type TokenError } from "./token-errors.ts";
 
 export interface Tokens {
   access_token: string;
@@ -28,22 +29,12 @@ export async function tokenRequest(
   return send(api, "POST", tokenUrl(t), { form });
 }
 
-/** The error codes of RFC 6749 5.2, the only ones a token endpoint answers with. */
-export const TOKEN_ERRORS = [
-  "invalid_request",
-  "invalid_client",
-  "invalid_grant",
-  "unauthorized_client",
-  "unsupported_grant_type",
-  "invalid_scope",
-] as const;
-
 /**
  * The token endpoint refused `res` with the error `expected`. A refusal with a code RFC 6749 5.2
  * does not have is OAUTH-TOKEN-ERRORS' finding, reported there once: the check that only needs
  * the refusal is then not checked because of it.
  */
-export function expectTokenError(res: Reply, expected: (typeof TOKEN_ERRORS)[number], what = res.call): void {
+export function expectTokenError(res: Reply, expected: TokenError, what = res.call): void {
   let error: unknown;
   try {
     error = res.json()?.error;

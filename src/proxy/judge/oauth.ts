@@ -2,6 +2,7 @@
 // request and the redirects that answer it, the screens, and the token
 // endpoint. Each rule names the requirement of conformance/requirements.yaml it
 // checks, as the suite's check of that requirement would report it.
+import { TOKEN_ERRORS } from "../../../conformance/lib/token-errors.ts";
 import type { SchemaSet } from "../../contract/index.ts";
 import {
   basicCredentials,
@@ -26,15 +27,6 @@ export const TOKEN_SECONDS = 7200;
 const CODE_MAX_SECONDS = 600;
 /** RFC 6749 10.10, RFC 9700: 128 bits. Fewer than 16 characters can not carry them, whatever the alphabet. */
 const MIN_SECRET_LENGTH = 16;
-/** The error codes of RFC 6749 5.2. */
-const TOKEN_ERRORS = [
-  "invalid_request",
-  "invalid_client",
-  "invalid_grant",
-  "unauthorized_client",
-  "unsupported_grant_type",
-  "invalid_scope",
-];
 
 const v = (requirement: string, where: string, expected: string, found?: string): Violation => ({
   requirement,
@@ -351,7 +343,7 @@ export function judgeToken(ex: Exchange, memory: Memory, spec: SchemaSet): Viola
   if (ex.status >= 400) {
     const answer = jsonOf(ex.body)?.value as { error?: unknown } | undefined;
     const error = typeof answer?.error === "string" ? answer.error : undefined;
-    if (ex.status < 500 && (error === undefined || !TOKEN_ERRORS.includes(error))) {
+    if (ex.status < 500 && (error === undefined || !(TOKEN_ERRORS as readonly string[]).includes(error))) {
       out.push(
         v(
           "OAUTH-TOKEN-ERRORS",
