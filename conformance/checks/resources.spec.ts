@@ -149,7 +149,8 @@ for (const r of resources("editable")) {
           const body = bodyOf(c, uniqueName(target.namePrefix));
           const posted = await calls.post(body);
           const made = posted.status === 200 ? calls.idOf(posted.json()) : undefined;
-          if (made !== undefined) await cleanUp(api, target, r, auth, made, body[nameProperty(c) ?? ""]);
+          const name = nameProperty(c);
+          if (made !== undefined) await cleanUp(api, target, r, auth, made, name ? body[name] : undefined);
           notCreated(posted, creationRule(r));
         }
         expect(put.status, `${put.call}: ${put.text.slice(0, 200)}`).toBe(404);

@@ -49,7 +49,7 @@ test(
       );
       test.skip(
         !walk.permission,
-        `${NOT_CHECKED}AUTHZ-SCREENS: no permission screen showed (the browser is at ${page.url()}), so there is no form to forge`,
+        `${NOT_CHECKED}AUTHZ-SCREENS: no permission screen showed, so there is no form to forge`,
       );
       const form = page.locator(`form:has(${target.selectors.allow})`);
       const action = new URL((await form.getAttribute("action")) ?? page.url(), page.url()).href;

@@ -314,18 +314,19 @@ describe("month/day/year dates (A-DATES)", () => {
   });
 });
 
+/** A contract of named schemas and nothing else, for the tests of how schemas compile. */
+const schemasOnly = <S extends Record<string, JsonSchema>>(schemas: S) => ({
+  openapi: "3.1.0",
+  info: { title: "t", version: "1" },
+  paths: {},
+  components: { schemas },
+});
+
 describe("length limits count code points (maxLength, minLength)", () => {
-  const doc = {
-    openapi: "3.1.0",
-    info: { title: "t", version: "1" },
-    paths: {},
-    components: {
-      schemas: {
-        Short: { type: "string", minLength: 2, maxLength: 3 },
-        Code: { type: "string", maxLength: 3, pattern: "^[a-z]*$", format: "uri" },
-      },
-    },
-  };
+  const doc = schemasOnly({
+    Short: { type: "string", minLength: 2, maxLength: 3 },
+    Code: { type: "string", maxLength: 3, pattern: "^[a-z]*$", format: "uri" },
+  });
   const schemas = new SchemaSet(doc);
   const emoji = "\u{1F600}";
 
@@ -360,12 +361,7 @@ describe("length limits count code points (maxLength, minLength)", () => {
 describe("a schema that is no JSON Schema", () => {
   // Checked as it compiles (the document is not checked against the meta-schema: its schemas sit
   // under `components`, which the meta-schema does not read).
-  const doc = {
-    openapi: "3.1.0",
-    info: { title: "t", version: "1" },
-    paths: {},
-    components: { schemas: { BadType: { type: "strnig" }, LooseLimit: { maxLength: 3 } } },
-  };
+  const doc = schemasOnly({ BadType: { type: "strnig" }, LooseLimit: { maxLength: 3 } });
 
   it("stops the compile naming what is wrong", () => {
     const schemas = new SchemaSet(doc);
