@@ -410,15 +410,20 @@ const whyOf = (r: MatrixRow) =>
 const headline = (s: Summary) =>
   `Verdict: ${s.verdict.toUpperCase()}${s.because.length ? ` — ${s.because.join("; ")}` : ""}.`;
 
+/** The rows the run could not settle: not verified (a setting or a way to act is missing) or not checked because of another finding. */
+const unsettled = (s: Summary) =>
+  s.requirements.filter((r) => r.verdict === "not verified" || r.verdict === "not checked");
+const UNSETTLED_HEADING = "Not verified or not checked";
+
 function terminal(s: Summary, dir: string): string {
   const lines = ["", `Requirements (${s.kinds.join(", ")}) against ${s.target}:`, `  ${headline(s)}`];
   if (s.failures.length > 0) {
     lines.push("  Failures:");
     for (const f of s.failures) lines.push(`    ✘ ${f.row} — ${f.check}: ${f.error.slice(0, 240)}`);
   }
-  const notVerified = s.requirements.filter((r) => r.verdict === "not verified" || r.verdict === "not checked");
+  const notVerified = unsettled(s);
   if (notVerified.length > 0) {
-    lines.push(`  Not verified (${notVerified.length}):`);
+    lines.push(`  ${UNSETTLED_HEADING} (${notVerified.length}):`);
     for (const r of notVerified.slice(0, 30)) lines.push(`    ${ICON[r.verdict]} ${r.row}: ${whyOf(r).slice(0, 200)}`);
     if (notVerified.length > 30) lines.push(`    ... and ${notVerified.length - 30} more (matrix.md)`);
   }
@@ -523,9 +528,9 @@ function html(s: Summary): string {
         )
         .join("")}</ol></section>`
     : "";
-  const unverified = s.requirements.filter((r) => r.verdict === "not verified" || r.verdict === "not checked");
+  const unverified = unsettled(s);
   const notVerified = unverified.length
-    ? `<section id="not-verified"><h2>Not verified (${unverified.length})</h2><ul>${unverified
+    ? `<section id="not-verified"><h2>${UNSETTLED_HEADING} (${unverified.length})</h2><ul>${unverified
         .map((r) => `<li><a href="#${anchor(r.row)}"><code>${esc(r.row)}</code></a>: ${esc(whyOf(r))}</li>`)
         .join("")}</ul></section>`
     : "";
