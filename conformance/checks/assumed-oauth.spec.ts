@@ -3,7 +3,15 @@
 import { send } from "../lib/http.ts";
 import { authorizeUrl } from "../lib/screens.ts";
 import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
-import { clientParams, codeFlow, exchangeCodeAfter, expectTokenError, tokenRequest } from "../lib/tokens.ts";
+import {
+  clientParams,
+  codeFlow,
+  exchangeCodeAfter,
+  expectTokenError,
+  grantedTokens,
+  tokenFields,
+  tokenRequest,
+} from "../lib/tokens.ts";
 
 test("the authorization error page is HTML with status 400", covers("A-AUTHZ-ERROR-PAGE"), async ({ api, target }) => {
   const client = needLogin(target);
@@ -43,7 +51,9 @@ test(
   covers("A-REFRESH-TOKENS"),
   async ({ api, browser, target }) => {
     const client = needLogin(target);
-    const { refresh_token } = (await codeFlow(api, browser, target)).json();
+    const { refresh_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", {
+      refresh: true,
+    });
     for (let i = 0; i < 2; i++) {
       const res = await tokenRequest(api, target, {
         grant_type: "refresh_token",
@@ -51,7 +61,7 @@ test(
         ...clientParams(client),
       });
       expectSucceeded(res);
-      expect(res.json().refresh_token).toBe(refresh_token);
+      expect(tokenFields(res).refresh_token).toBe(refresh_token);
     }
   },
 );

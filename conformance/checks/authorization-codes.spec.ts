@@ -2,15 +2,15 @@
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
-import { throughScreens } from "../lib/screens.ts";
-import { covers, expect, expectSucceeded, need, needLogin, test } from "../lib/test.ts";
-import { clientParams, exchangeCodeAfter, expectTokenError, tokenRequest } from "../lib/tokens.ts";
+import { codeThroughScreens } from "../lib/screens.ts";
+import { covers, expect, need, needLogin, test } from "../lib/test.ts";
+import { clientParams, exchangeCodeAfter, expectTokenError, grantedTokens, tokenRequest } from "../lib/tokens.ts";
 
 test("a code can be used once", covers("OAUTH-CODE-SINGLE-USE"), async ({ api, page, target }) => {
   const client = needLogin(target);
-  const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+  const code = await codeThroughScreens(page, target);
   const first = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
-  expectSucceeded(first);
+  grantedTokens(first, "TOK-CODE-EXCHANGE");
   const again = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
   expect(again.status).toBe(400);
   expectTokenError(again, "invalid_grant");
@@ -21,10 +21,11 @@ test(
   covers("OAUTH-CODE-REUSE-REVOKES"),
   async ({ api, page, target }) => {
     const client = needLogin(target);
-    const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
-    const { access_token } = (
-      await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })
-    ).json();
+    const code = await codeThroughScreens(page, target);
+    const { access_token } = grantedTokens(
+      await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) }),
+      "TOK-CODE-EXCHANGE",
+    );
     const again = await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) });
     // Only a reuse the target refuses is a reuse it can answer by revoking; one it accepts is
     // OAUTH-CODE-SINGLE-USE's finding.
@@ -41,7 +42,7 @@ test("a code is bound to its redirect URI", covers("OAUTH-CODE-BOUND"), async ({
   const client = needLogin(target);
   const wrongUri = await tokenRequest(api, target, {
     grant_type: "authorization_code",
-    code: (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!,
+    code: await codeThroughScreens(page, target),
     ...clientParams(client),
     redirect_uri: `${client.redirectUri}/other`,
   });
@@ -53,7 +54,7 @@ test("a code is bound to its client", covers("OAUTH-CODE-BOUND"), async ({ api, 
   need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
   const otherClient = await tokenRequest(api, target, {
     grant_type: "authorization_code",
-    code: (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!,
+    code: await codeThroughScreens(page, target),
     ...clientParams(target.second!),
   });
   expectTokenError(otherClient, "invalid_grant", "another client");

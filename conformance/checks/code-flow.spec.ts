@@ -1,8 +1,8 @@
 // The code flow (web server applications) through the real screens. The
 // checks that only look at one flow share it (flows in lib/test.ts).
-import { throughScreens } from "../lib/screens.ts";
+import { codeThroughScreens } from "../lib/screens.ts";
 import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
-import { clientParams, tokenRequest } from "../lib/tokens.ts";
+import { clientParams, tokenFields, tokenRequest } from "../lib/tokens.ts";
 
 test(
   "a login screen, then a permission screen, then the redirect URI",
@@ -41,7 +41,7 @@ test(
     needLogin(target);
     const res = await flows.exchange();
     expectSucceeded(res, `${res.call}: ${res.text.slice(0, 300)}`);
-    const body = res.json();
+    const body = tokenFields(res);
     expect(typeof body.access_token).toBe("string");
     expect(typeof body.refresh_token).toBe("string");
   },
@@ -53,10 +53,9 @@ test("every parameter of the code grant is required", covers("TOKEN-CODE-PARAMS"
   const client = needLogin(target);
   for (const missing of ["code", "client_id", "client_secret", "redirect_uri"]) {
     await page.context().clearCookies();
-    const landed = await throughScreens(page, target, { responseType: "code" });
     const form: Record<string, string | undefined> = {
       grant_type: "authorization_code",
-      code: landed.searchParams.get("code") ?? "",
+      code: await codeThroughScreens(page, target),
       ...clientParams(client),
     };
     delete form[missing];

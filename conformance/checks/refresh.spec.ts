@@ -4,27 +4,23 @@ import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
 import { covers, expect, expectSucceeded, need, needClient, needLogin, test } from "../lib/test.ts";
-import { clientParams, codeFlow, expectTokenError, tokenRequest } from "../lib/tokens.ts";
+import { clientParams, codeFlow, expectTokenError, grantedTokens, tokenFields, tokenRequest } from "../lib/tokens.ts";
 
 test(
   "the refresh grant returns a new token response whose access token works",
   covers("TOK-REFRESH"),
   async ({ api, browser, target, contract }) => {
     const client = needLogin(target);
-    const first = (await codeFlow(api, browser, target)).json();
+    const first = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", { refresh: true });
     const res = await tokenRequest(api, target, {
       grant_type: "refresh_token",
       refresh_token: first.refresh_token,
       ...clientParams(client),
     });
     expectSucceeded(res, res.text.slice(0, 300));
-    // The shape; the value of expires_in is TOKEN-RESPONSE's rule, reported there once.
-    const problems = problemsOf(contract.spec, "TokenResponse", res.json(), target, []).filter(
-      (p) => !(p.field === "expires_in" && p.message.startsWith("must be 7200")),
-    );
-    expect(problems, describeProblems(problems)).toEqual([]);
+    const refreshed = tokenFields(res);
     const data = await send(api, "GET", infoListUrl(target), {
-      headers: { authorization: `Bearer ${res.json().access_token}` },
+      headers: { authorization: `Bearer ${refreshed.access_token}` },
     });
     if (data.status === 401) {
       // If the code flow's token is refused too, no token works: DATA-BEARER's finding.
@@ -34,15 +30,33 @@ test(
       test.skip(before.status === 401, `${NOT_CHECKED}DATA-BEARER: ${before.call} refuses every access token (401)`);
     }
     expectSucceeded(data, data.call);
+    // The shape, of an answer in JSON (a form is TOKEN-FORM-BODY's finding); the value of
+    // expires_in is TOKEN-RESPONSE's rule, reported there once.
+    test.skip(!isJson(res.text), `${NOT_CHECKED}TOKEN-FORM-BODY: the refresh grant's answer is not JSON`);
+    const problems = problemsOf(contract.spec, "TokenResponse", refreshed, target, []).filter(
+      (p) => !(p.field === "expires_in" && p.message.startsWith("must be 7200")),
+    );
+    expect(problems, describeProblems(problems)).toEqual([]);
   },
 );
+
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 test(
   "refresh_token, client_id, client_secret and redirect_uri are required on refresh",
   covers("TOK-REFRESH-PARAMS"),
   async ({ api, browser, target }) => {
     const client = needLogin(target);
-    const { refresh_token } = (await codeFlow(api, browser, target)).json();
+    const { refresh_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", {
+      refresh: true,
+    });
     for (const missing of ["refresh_token", "client_id", "client_secret", "redirect_uri"]) {
       const form: Record<string, string | undefined> = {
         grant_type: "refresh_token",
@@ -70,7 +84,7 @@ test(
       });
       expectSucceeded(res, `exchange ${i + 1}: ${res.text.slice(0, 200)}`);
       const data = await send(api, "GET", infoListUrl(target), {
-        headers: { authorization: `Bearer ${res.json().access_token}` },
+        headers: { authorization: `Bearer ${tokenFields(res).access_token}` },
       });
       if (data.status === 401) {
         // No token works: DATA-BEARER's finding; the session's do: refreshed ones do not, TOK-REFRESH's.
@@ -88,7 +102,9 @@ test(
   async ({ api, browser, target }) => {
     needLogin(target);
     need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
-    const { refresh_token } = (await codeFlow(api, browser, target)).json();
+    const { refresh_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", {
+      refresh: true,
+    });
     const res = await tokenRequest(api, target, {
       grant_type: "refresh_token",
       refresh_token,

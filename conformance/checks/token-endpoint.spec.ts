@@ -2,10 +2,10 @@
 // The checks that only look at a token response share one exchange (flows in lib/test.ts).
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
-import { throughScreens } from "../lib/screens.ts";
+import { codeThroughScreens } from "../lib/screens.ts";
 import { describeProblems, problemsOf } from "../lib/shapes.ts";
 import { covers, expect, expectSucceeded, needClient, needLogin, test } from "../lib/test.ts";
-import { clientParams, expectTokenError, tokenRequest, tokenUrl } from "../lib/tokens.ts";
+import { clientParams, expectTokenError, grantedTokens, tokenFields, tokenRequest, tokenUrl } from "../lib/tokens.ts";
 
 const SCOPE_FORM = /^http:\/\/[^/.]+\.[^/.]+\.API\/Web\/WebApi\/\*$/;
 
@@ -30,7 +30,12 @@ test(
       test.skip(true, `${NOT_CHECKED}TOKEN-FORM-BODY: the token response is not JSON`);
     }
     const problems = problemsOf(contract.spec, "TokenResponse", body, target, []);
-    expect(problems, `the token response: ${describeProblems(problems)}`).toEqual([]);
+    // No refresh token from the code exchange is TOK-CODE-EXCHANGE's finding, reported there once.
+    const noRefresh = (p: { field: string; message: string }) =>
+      p.field === "refresh_token" && p.message === "is required";
+    const others = problems.filter((p) => !noRefresh(p));
+    expect(others, `the token response: ${describeProblems(others)}`).toEqual([]);
+    test.skip(problems.some(noRefresh), `${NOT_CHECKED}TOK-CODE-EXCHANGE: the code exchange gave no refresh_token`);
   },
 );
 
@@ -41,16 +46,16 @@ test(
     needLogin(target);
     expect(target.scope).toMatch(SCOPE_FORM);
     const res = await flows.exchange();
-    expect(res.json().scope).toBe(target.scope);
+    grantedTokens(res, "TOK-CODE-EXCHANGE");
+    expect(tokenFields(res).scope).toBe(target.scope);
   },
 );
 
 test("a wrong client secret gets no token", covers("AUTH-SECRET"), async ({ api, page, target }) => {
   const client = needLogin(target);
-  const landed = await throughScreens(page, target, { responseType: "code" });
   const res = await tokenRequest(api, target, {
     grant_type: "authorization_code",
-    code: landed.searchParams.get("code")!,
+    code: await codeThroughScreens(page, target),
     ...clientParams(client),
     client_secret: `${client.clientSecret}x`,
   });
@@ -69,16 +74,16 @@ test(
   covers("OAUTH-CLIENT-BASIC"),
   async ({ api, page, target }) => {
     const client = needLogin(target);
-    const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
+    const code = await codeThroughScreens(page, target);
     const res = await send(api, "POST", tokenUrl(target), {
       headers: { authorization: basic(client.clientId, client.clientSecret) },
       form: { grant_type: "authorization_code", code, redirect_uri: client.redirectUri },
     });
     expectSucceeded(res, `code exchange with Basic: ${res.text.slice(0, 200)}`);
-    expect(typeof res.json().access_token).toBe("string");
+    const { refresh_token } = grantedTokens(res, "TOK-CODE-EXCHANGE", { refresh: true });
     const wrong = await send(api, "POST", tokenUrl(target), {
       headers: { authorization: basic(client.clientId, `${client.clientSecret}x`) },
-      form: { grant_type: "refresh_token", refresh_token: res.json().refresh_token, redirect_uri: client.redirectUri },
+      form: { grant_type: "refresh_token", refresh_token, redirect_uri: client.redirectUri },
     });
     // A wrong secret that gets a token is AUTH-SECRET's finding: how Basic refuses one is then not seen.
     test.skip(wrong.status === 200, `${NOT_CHECKED}AUTH-SECRET: a wrong secret sent with Basic got a token`);
@@ -146,10 +151,10 @@ test(
     const seen: Array<[kind: string, value: string]> = [];
     for (let i = 0; i < 3; i++) {
       await page.context().clearCookies();
-      const code = (await throughScreens(page, target, { responseType: "code" })).searchParams.get("code")!;
-      const tokens = (
-        await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) })
-      ).json();
+      const code = await codeThroughScreens(page, target);
+      const tokens = tokenFields(
+        await tokenRequest(api, target, { grant_type: "authorization_code", code, ...clientParams(client) }),
+      );
       // A token the answer lacks is the finding of the check of that answer (TOK-CODE-EXCHANGE).
       for (const [kind, value] of [
         ["code", code],

@@ -3,7 +3,7 @@ import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED, NOT_VERIFIED } from "../lib/requirements.ts";
 import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
-import { codeFlow } from "../lib/tokens.ts";
+import { codeFlow, grantedTokens } from "../lib/tokens.ts";
 
 test(
   "an access token is refused once 7200 seconds have passed",
@@ -15,7 +15,7 @@ test(
       `${NOT_VERIFIED}the target has no GET/POST /__mock/clock to move time; set CONFORMANCE_WAIT_FOR_EXPIRY=1 to really wait 7200 s`,
     );
     if (!clock.available) test.setTimeout(7500_000);
-    const { access_token } = (await codeFlow(api, browser, target)).json();
+    const { access_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE");
     const read = () =>
       send(api, "GET", infoListUrl(target), {
         headers: { authorization: `Bearer ${access_token}`, accept: "application/json" },

@@ -3,8 +3,9 @@
 // target shows (login, permission, or straight back), and watches where the
 // browser is sent. Nothing leaves the machine: requests to other origins are
 // answered by the suite, and a redirect is caught as soon as it is requested.
-import type { Page, Request, Response } from "@playwright/test";
+import { type Page, type Request, type Response, test } from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
+import { NOT_CHECKED } from "./requirements.ts";
 
 /** Where an authorization request ended. */
 export interface Walk {
@@ -160,6 +161,33 @@ export async function throughScreens(
     );
   }
   return walk.landed;
+}
+
+/**
+ * The code of a code flow's redirect, for a check that needs one. A code in the fragment instead
+ * of the query is AUTHZ-CODE-REDIRECT's finding, reported by its check: the other checks take it
+ * from there and go on, so the one drift is one finding. No code at all: not checked because of it.
+ */
+export function codeOf(landed: URL): string {
+  const code = codeIn(landed);
+  test.skip(
+    !code,
+    `${NOT_CHECKED}AUTHZ-CODE-REDIRECT: the code flow's redirect carries no code (${landed.href.slice(0, 150)})`,
+  );
+  return code!;
+}
+
+/** The code in a redirect's query, else in its fragment; undefined when neither has one. */
+export const codeIn = (landed: URL): string | undefined =>
+  landed.searchParams.get("code") || new URLSearchParams(landed.hash.slice(1)).get("code") || undefined;
+
+/** Through the screens for a code (response_type=code), which it returns (see codeOf). */
+export async function codeThroughScreens(
+  page: Page,
+  t: Target,
+  opts: { client?: Client; state?: string } = {},
+): Promise<string> {
+  return codeOf(await throughScreens(page, t, { ...opts, responseType: "code" }));
 }
 
 /**

@@ -5,7 +5,7 @@ import { type APIRequestContext, type Browser, type BrowserContext, expect, type
 import { apiBase, type Client, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
-import { throughScreens } from "./screens.ts";
+import { codeIn, codeOf, throughScreens } from "./screens.ts";
 import { TOKEN_ERRORS, type TokenError } from "./token-errors.ts";
 
 export interface Tokens {
@@ -29,18 +29,60 @@ export async function tokenRequest(
   return send(api, "POST", tokenUrl(t), { form });
 }
 
+/** The fields of a token endpoint answer: its JSON object, a form's pairs, or undefined for anything else. */
+export function readTokenAnswer(res: Reply): Record<string, unknown> | undefined {
+  try {
+    const json: unknown = JSON.parse(res.text);
+    return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+  } catch {
+    const form = new URLSearchParams(res.text.trim());
+    return form.has("access_token") || form.has("error") ? Object.fromEntries(form) : undefined;
+  }
+}
+
+/**
+ * The fields of a token endpoint answer. A form-encoded answer is TOKEN-FORM-BODY's finding,
+ * reported by its check: the other checks read it as the form it is and go on, so the one drift
+ * is one finding. An answer that is neither: not checked because of TOKEN-FORM-BODY.
+ */
+export function tokenFields(res: Reply): Record<string, unknown> {
+  const fields = readTokenAnswer(res);
+  test.skip(
+    fields === undefined,
+    `${NOT_CHECKED}TOKEN-FORM-BODY: ${res.call} answered ${res.status} with neither JSON nor a form: ${res.text.slice(0, 100)}`,
+  );
+  return fields!;
+}
+
+/** The checks of the grants that give tokens: their refusals and answers are these checks' findings. */
+export type GrantRule = "TOK-CODE-EXCHANGE" | "TOK-REFRESH";
+
+/**
+ * The tokens a grant gave, for a check that only needs them. A refusal, or an answer without an
+ * access token (or without a refresh token, when the check needs one), is the finding of the
+ * grant's own check: this one is not checked because of it.
+ */
+export function grantedTokens(res: Reply, grant: GrantRule, needs: { refresh?: boolean } = {}): Tokens {
+  test.skip(
+    res.status !== 200,
+    `${NOT_CHECKED}${grant}: ${res.call} answered ${res.status}: ${res.text.slice(0, 150)}`,
+  );
+  const fields = tokenFields(res);
+  test.skip(typeof fields.access_token !== "string", `${NOT_CHECKED}${grant}: ${res.call} gave no access_token`);
+  test.skip(
+    needs.refresh === true && typeof fields.refresh_token !== "string",
+    `${NOT_CHECKED}${grant}: ${res.call} gave no refresh_token`,
+  );
+  return fields as unknown as Tokens;
+}
+
 /**
  * The token endpoint refused `res` with the error `expected`. A refusal with a code RFC 6749 5.2
  * does not have is OAUTH-TOKEN-ERRORS' finding, reported there once: the check that only needs
  * the refusal is then not checked because of it.
  */
 export function expectTokenError(res: Reply, expected: TokenError, what = res.call): void {
-  let error: unknown;
-  try {
-    error = res.json()?.error;
-  } catch {
-    error = undefined;
-  }
+  const error = readTokenAnswer(res)?.error;
   test.skip(
     res.status >= 400 && typeof error === "string" && !(TOKEN_ERRORS as readonly string[]).includes(error),
     `${NOT_CHECKED}OAUTH-TOKEN-ERRORS: ${res.call} refused with error ${JSON.stringify(error)}, no code of RFC 6749 5.2`,
@@ -52,13 +94,8 @@ export function expectTokenError(res: Reply, expected: TokenError, what = res.ca
 // their cookies cleared first, so each flow starts as a new browser would.
 const flowContexts = new WeakMap<Browser, Promise<BrowserContext>>();
 
-/** Code flow through the screens, in a fresh page without cookies, then the code exchange. */
-export async function codeFlow(
-  api: APIRequestContext,
-  browser: Browser,
-  t: Target,
-  client: Client = t.client!,
-): Promise<Reply> {
+/** Through the screens for a code, in a fresh page without cookies: where the browser landed. */
+async function codeRedirect(browser: Browser, t: Target, client: Client): Promise<URL> {
   let context = flowContexts.get(browser);
   if (!context) {
     context = browser.newContext();
@@ -68,12 +105,33 @@ export async function codeFlow(
   await ctx.clearCookies();
   const page = await ctx.newPage();
   try {
-    const landed = await throughScreens(page, t, { client, responseType: "code", state: "conformance" });
-    const code = landed.searchParams.get("code");
-    if (!code) throw new Error(`no code in the redirect: ${landed.href}`);
-    return await tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
+    return await throughScreens(page, t, { client, responseType: "code", state: "conformance" });
   } finally {
     await page.close();
+  }
+}
+
+/** Code flow through the screens, in a fresh page without cookies, then the code exchange (see codeOf). */
+export async function codeFlow(
+  api: APIRequestContext,
+  browser: Browser,
+  t: Target,
+  client: Client = t.client!,
+): Promise<Reply> {
+  const code = codeOf(await codeRedirect(browser, t, client));
+  return tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
+}
+
+/** The access token of a code flow, or undefined when the flow gives none; never skips or throws. */
+export async function codeFlowToken(api: APIRequestContext, browser: Browser, t: Target): Promise<string | undefined> {
+  try {
+    const code = codeIn(await codeRedirect(browser, t, t.client!));
+    if (!code) return undefined;
+    const res = await tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(t.client!) });
+    const token = res.status === 200 ? readTokenAnswer(res)?.access_token : undefined;
+    return typeof token === "string" ? token : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -101,7 +159,10 @@ export async function userTokens(api: APIRequestContext, browser: Browser, t: Ta
   if (res.status !== 200) {
     throw new Error(`could not obtain an access token: ${res.call} answered ${res.status}: ${res.text.slice(0, 300)}`);
   }
-  return res.json<Tokens>();
+  const fields = readTokenAnswer(res);
+  if (!fields)
+    throw new Error(`${res.call} answered ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`);
+  return fields as unknown as Tokens;
 }
 
 /** A fresh code, exchanged after the target's clock moved `seconds` forward. */
@@ -113,7 +174,7 @@ export async function exchangeCodeAfter(
   clock: { advance(seconds: number): Promise<void> },
   seconds: number,
 ): Promise<Reply> {
-  const code = (await throughScreens(page, t, { responseType: "code" })).searchParams.get("code")!;
+  const code = codeOf(await throughScreens(page, t, { responseType: "code" }));
   await clock.advance(seconds);
   return tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
 }
