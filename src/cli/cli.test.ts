@@ -23,11 +23,11 @@ afterAll(() => {
 });
 
 describe("bawa", () => {
-  it("loads no test runner when it starts: Playwright alone cost the mock's start 0.26 s", async () => {
-    // The command table imports every command; a check helper reached from the proxy once
+  it("loads no test runner when the mock or the proxy starts: Playwright alone cost the mock's start 0.26 s", async () => {
+    // bawa imports a command's module when it runs; a check helper reached from the proxy once
     // brought @playwright/test into `bawa mock`'s start.
     const script = `import { createRequire } from "node:module";
-await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/cli/bawa.js"))});
+for (const m of ["bawa", "mock", "proxy"]) await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/cli"))} + "/" + m + ".js");
 const loaded = Object.keys(createRequire(import.meta.url).cache);
 console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-core|@playwright|vitest|fast-check)[\\/]/.test(k))));`;
     const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
@@ -97,6 +97,8 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
   it("says what is wrong with the command line and exits 2", async () => {
     for (const args of [
       ["nope"],
+      ["constructor"],
+      ["__proto__"],
       ["mock", "--port", "x"],
       ["mock", "--versions", "one"],
       ["refresh-token"],

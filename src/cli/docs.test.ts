@@ -10,7 +10,7 @@ import { requirements } from "../../conformance/lib/requirements.ts";
 import { RULE_NAMES } from "../mock/core/rules.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
-import { COMMANDS } from "./bawa.ts";
+import { commands } from "./bawa.ts";
 import { toleranceRuns } from "./faults.ts";
 
 const README = readFileSync(resolve(PROJECT_ROOT, "README.md"), "utf8");
@@ -20,6 +20,8 @@ const section = (heading: string) => {
   const next = README.slice(start + heading.length + 2).search(/\n#{2,3} /);
   return README.slice(start, next < 0 ? undefined : start + heading.length + 2 + next);
 };
+
+const COMMANDS = await commands();
 
 describe("the README and the commands' --help", () => {
   it("every option of every command is in that command's --help", () => {
