@@ -9,7 +9,7 @@ import {
   exchangeCodeAfter,
   expectTokenError,
   grantedTokens,
-  tokenFields,
+  refreshFields,
   tokenRequest,
 } from "../lib/tokens.ts";
 
@@ -61,7 +61,7 @@ test(
         ...clientParams(client),
       });
       expectSucceeded(res);
-      expect(tokenFields(res).refresh_token).toBe(refresh_token);
+      expect(refreshFields(res).refresh_token).toBe(refresh_token);
     }
   },
 );

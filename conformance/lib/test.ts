@@ -310,8 +310,9 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
               : await send(api, "GET", infoListUrl(target), {
                   headers: { ...headers, authorization: `Bearer ${viaCode}` },
                 });
-          if (again && again.status !== 401)
-            return `TOK-REFRESH: ${refused} a refresh grant gave; one of the code flow works`;
+          if (again && again.status >= 200 && again.status < 300) {
+            return `TOK-REFRESH: ${res.call} refused (401) the access token of the stored refresh token's grant and accepted one of the code flow`;
+          }
         }
         return `DATA-BEARER: ${refused}`;
       };

@@ -54,6 +54,30 @@ export function tokenFields(res: Reply): Record<string, unknown> {
   return fields!;
 }
 
+/** Whether a token endpoint answer is JSON (TOKEN-FORM-BODY's rule). */
+export function answeredJson(res: Reply): boolean {
+  try {
+    JSON.parse(res.text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fields of a refresh grant's answer, for a check that uses the grant but is not its rule:
+ * one that is neither JSON nor a form is TOK-REFRESH's finding (its check reads the answer
+ * strictly), and this check is not checked because of it.
+ */
+export function refreshFields(res: Reply): Record<string, unknown> {
+  const fields = readTokenAnswer(res);
+  test.skip(
+    fields === undefined,
+    `${NOT_CHECKED}TOK-REFRESH: ${res.call} answered ${res.status} with neither JSON nor a form: ${res.text.slice(0, 100)}`,
+  );
+  return fields!;
+}
+
 /** The checks of the grants that give tokens: their refusals and answers are these checks' findings. */
 export type GrantRule = "TOK-CODE-EXCHANGE" | "TOK-REFRESH";
 
