@@ -9,7 +9,7 @@ import {
   exchangeCodeAfter,
   expectTokenError,
   grantedTokens,
-  refreshFields,
+  tokenFields,
   tokenRequest,
 } from "../lib/tokens.ts";
 
@@ -61,7 +61,7 @@ test(
         ...clientParams(client),
       });
       expectSucceeded(res);
-      expect(refreshFields(res).refresh_token).toBe(refresh_token);
+      expect(tokenFields(res, "TOK-REFRESH").refresh_token).toBe(refresh_token);
     }
   },
 );

@@ -11,7 +11,7 @@ import {
   expectTokenError,
   grantedTokens,
   readTokenAnswer,
-  refreshFields,
+  tokenFields,
   tokenRequest,
 } from "../lib/tokens.ts";
 
@@ -92,7 +92,7 @@ test(
       });
       expectSucceeded(res, `exchange ${i + 1}: ${res.text.slice(0, 200)}`);
       const data = await send(api, "GET", infoListUrl(target), {
-        headers: { authorization: `Bearer ${refreshFields(res).access_token}` },
+        headers: { authorization: `Bearer ${tokenFields(res, "TOK-REFRESH").access_token}` },
       });
       if (data.status === 401) {
         // No token works: DATA-BEARER's finding; the session's do: refreshed ones do not, TOK-REFRESH's.

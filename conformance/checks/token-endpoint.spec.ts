@@ -10,7 +10,6 @@ import {
   expectTokenError,
   grantedTokens,
   readTokenAnswer,
-  tokenFields,
   tokenRequest,
   tokenUrl,
 } from "../lib/tokens.ts";
@@ -54,8 +53,7 @@ test(
     needLogin(target);
     expect(target.scope).toMatch(SCOPE_FORM);
     const res = await flows.exchange();
-    grantedTokens(res, "TOK-CODE-EXCHANGE");
-    expect(tokenFields(res).scope).toBe(target.scope);
+    expect(grantedTokens(res, "TOK-CODE-EXCHANGE").scope).toBe(target.scope);
   },
 );
 

@@ -5,12 +5,13 @@ import { type APIRequestContext, type Browser, type BrowserContext, expect, type
 import { apiBase, type Client, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
-import { codeIn, codeOf, throughScreens } from "./screens.ts";
+import { codeIn, codeOf, codeThroughScreens, throughScreens } from "./screens.ts";
 import { TOKEN_ERRORS, type TokenError } from "./token-errors.ts";
 
 export interface Tokens {
   access_token: string;
   refresh_token?: string;
+  scope?: unknown;
 }
 
 export const tokenUrl = (t: Target) => `${apiBase(t)}/OAuth/Token`;
@@ -43,13 +44,18 @@ export function readTokenAnswer(res: Reply): Record<string, unknown> | undefined
 /**
  * The fields of a token endpoint answer. A form-encoded answer is TOKEN-FORM-BODY's finding,
  * reported by its check: the other checks read it as the form it is and go on, so the one drift
- * is one finding. An answer that is neither: not checked because of TOKEN-FORM-BODY.
+ * is one finding. An answer that is neither: not checked because of `owner`, the rule whose check
+ * reads that answer strictly (TOK-REFRESH for a refresh grant's answer, which TOKEN-FORM-BODY's
+ * check does not read).
  */
-export function tokenFields(res: Reply): Record<string, unknown> {
+export function tokenFields(
+  res: Reply,
+  owner: "TOKEN-FORM-BODY" | "TOK-REFRESH" = "TOKEN-FORM-BODY",
+): Record<string, unknown> {
   const fields = readTokenAnswer(res);
   test.skip(
     fields === undefined,
-    `${NOT_CHECKED}TOKEN-FORM-BODY: ${res.call} answered ${res.status} with neither JSON nor a form: ${res.text.slice(0, 100)}`,
+    `${NOT_CHECKED}${owner}: ${res.call} answered ${res.status} with neither JSON nor a form: ${res.text.slice(0, 100)}`,
   );
   return fields!;
 }
@@ -62,20 +68,6 @@ export function answeredJson(res: Reply): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * The fields of a refresh grant's answer, for a check that uses the grant but is not its rule:
- * one that is neither JSON nor a form is TOK-REFRESH's finding (its check reads the answer
- * strictly), and this check is not checked because of it.
- */
-export function refreshFields(res: Reply): Record<string, unknown> {
-  const fields = readTokenAnswer(res);
-  test.skip(
-    fields === undefined,
-    `${NOT_CHECKED}TOK-REFRESH: ${res.call} answered ${res.status} with neither JSON nor a form: ${res.text.slice(0, 100)}`,
-  );
-  return fields!;
 }
 
 /** The checks of the grants that give tokens: their refusals and answers are these checks' findings. */
@@ -198,7 +190,7 @@ export async function exchangeCodeAfter(
   clock: { advance(seconds: number): Promise<void> },
   seconds: number,
 ): Promise<Reply> {
-  const code = codeOf(await throughScreens(page, t, { responseType: "code" }));
+  const code = await codeThroughScreens(page, t);
   await clock.advance(seconds);
   return tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
 }
