@@ -9,7 +9,7 @@
 // npm ci caches package tarballs, not the registry's metadata, so the project
 // gets a lockfile made from this repository's: the shipped dependencies at the
 // versions tested here, which is also what a team's own lockfile pins.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,14 +84,15 @@ try {
     mock.on("exit", (code) => failed(new Error(`bawa mock exited with ${code}: ${out}`)));
   });
   step(`mock listening at ${url} after ${Date.now() - started} ms (the bench measures start-up properly)`);
-  const refresh = execFileSync(
+  const granted = spawnSync(
     bin,
     ["refresh-token", "--client", "demo-client", "--secret", "demo-secret", "--url", url],
-    {
-      cwd: project,
-      encoding: "utf8",
-    },
-  ).trim();
+    { cwd: project, encoding: "utf8" },
+  );
+  if (granted.status !== 0) fail(`bawa refresh-token exited with ${granted.status}: ${granted.stderr}`);
+  // An installed package has no sources to be older than: a warning here would be false.
+  if (granted.stderr.includes("is older than")) fail(`bawa warned of a stale build in a package: ${granted.stderr}`);
+  const refresh = granted.stdout.trim();
 
   step("npx bawa conformance --base-url ... (a part of the suite: data, tokens, screens)");
   const code = await new Promise((done) => {

@@ -1,7 +1,7 @@
 // The contract, loaded once: the parsed OpenAPI document and Ajv validators
 // compiled from its schemas. Both the mock and the conformance suite take
 // their shapes from here and never write a schema again by hand.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   _,
@@ -13,14 +13,11 @@ import {
   type ValidateFunction,
 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { parse } from "yaml";
-import { PROJECT_ROOT, SOURCE_EXTENSION } from "../paths.ts";
+import { PROJECT_ROOT } from "../paths.ts";
+import { parseYaml } from "../yaml-file.ts";
 import { MONTH_DAY_YEAR } from "./resources.ts";
 
 export const CONTRACT_PATH = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
-// The build's JSON copy of the contract (scripts/contract-json.mjs): the compiled code reads it
-// instead of parsing YAML, a third of the mock's start-up.
-const BUILT_CONTRACT = SOURCE_EXTENSION === ".js" ? resolve(PROJECT_ROOT, "dist/openapi/openapi.json") : undefined;
 
 /** The parts of an OpenAPI document this project reads. */
 export interface OpenApiDocument {
@@ -32,13 +29,9 @@ export interface OpenApiDocument {
 }
 export type JsonSchema = Record<string, unknown>;
 
-/** Reads the contract; YAML anchors and aliases are expanded. */
+/** Reads the contract as it is now (through the build's cache, src/yaml-file.ts); YAML anchors and aliases are expanded. */
 export function loadContract(path: string = CONTRACT_PATH): OpenApiDocument {
-  const doc = (
-    path === CONTRACT_PATH && BUILT_CONTRACT && existsSync(BUILT_CONTRACT)
-      ? JSON.parse(readFileSync(BUILT_CONTRACT, "utf8"))
-      : parse(readFileSync(path, "utf8"), { maxAliasCount: 1000 })
-  ) as OpenApiDocument;
+  const doc = parseYaml(readFileSync(path, "utf8"), { maxAliasCount: 1000 }) as OpenApiDocument;
   if (!doc?.openapi?.startsWith("3.1")) {
     throw new Error(`contract: ${path} is not an OpenAPI 3.1 document (openapi: ${String(doc?.openapi)})`);
   }

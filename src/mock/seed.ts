@@ -5,9 +5,9 @@
 import { isAscii } from "node:buffer";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
-import { parse } from "yaml";
 import type { Collection, CompiledContract } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
+import { parseYaml } from "../yaml-file.ts";
 import { type Application, type OAuthSeed, registrableRedirectUri, type User } from "./core/oauth/registry.ts";
 import { SERVICE_WIDE, type Seed, type StoredObject } from "./core/store.ts";
 
@@ -246,7 +246,7 @@ function loadObjects(contract: CompiledContract, dir: string, options: SeedOptio
 export function loadOAuth(dir: string = DEFAULT_SEED_DIR): OAuthSeed {
   const path = join(dir, "oauth.yaml");
   const where = relative(process.cwd(), path) || path;
-  const data = parse(readText(path)) as Partial<OAuthSeed> | null;
+  const data = parseYaml(readText(path)) as Partial<OAuthSeed> | null;
   const apps = data?.applications;
   const users = data?.users;
   if (!Array.isArray(apps) || !Array.isArray(users) || typeof data?.backgroundUser !== "string") {

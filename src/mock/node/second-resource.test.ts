@@ -31,6 +31,17 @@ afterAll(async () => {
 const JSON_TYPE = { "content-type": "application/json" };
 
 describe("a contract with Supplier copied from Customer, and no code of its own", () => {
+  it("is the hand-written contract byte for byte, the copies inserted (comments, anchors and layout kept)", () => {
+    const original = readFileSync(join(PROJECT_ROOT, "openapi/openapi.yaml"), "utf8").split("\n");
+    const copied = readFileSync(contract, "utf8").split("\n");
+    // Every line of the original, in its order: what the copy adds sits between them.
+    let next = 0;
+    for (const line of copied) if (line === original[next]) next++;
+    expect(next, `first original line missing: ${original[next]}`).toBe(original.length);
+    expect(copied).toContain("  /api/{database_id}/Supplier/{supplier_id}:");
+    expect(copied).toContain("    SupplierRequest:");
+  });
+
   it("is served with full CRUD in JSON and XML, the status rules, its info list, across a restart, on the dashboard", async () => {
     let mock = await spawnMock(["--contract", contract, "--data-dir", dataDir]);
     try {
