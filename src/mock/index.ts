@@ -69,8 +69,9 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
           const c = contract.resources.collection(resource);
           if (!c?.editable) {
             const names = contract.resources.collections.filter((x) => x.editable).map((x) => x.name);
-            return `its resource ${JSON.stringify(resource)} is no editable resource of the contract (${names.join(", ")})`;
+            return `its resource ${JSON.stringify(resource).slice(0, 100)} is no editable resource of this contract (${names.join(", ")}): start the mock with the contract that wrote this data directory (--contract), or give it another --data-dir`;
           }
+          if (o === undefined) return undefined;
           const p = contract.answers.check(c.schema, o)[0];
           return p && `its ${c.name} does not fit the contract: ${p.field || "body"} ${p.message}`;
         },

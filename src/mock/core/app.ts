@@ -4,7 +4,7 @@ import { type CompiledContract, compileContract } from "../../contract/index.ts"
 import type { TokenVerifier } from "./bearer.ts";
 import { type Journal, StorageError } from "./changes.ts";
 import { MovableClock } from "./clock.ts";
-import { type AllowedOrigins, crossOriginPath, preflight, withCors } from "./cors.ts";
+import { type AllowedOrigins, crossOriginPath, originsFor, preflight, withCors } from "./cors.ts";
 import { declaredStatuses, forcedAnswer } from "./forced.ts";
 import { type Answering, answerFormat, encode, JSON_FORMAT, problem, XML_FORMAT } from "./format.ts";
 import { bodyBytes, type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
@@ -237,13 +237,13 @@ export function createMock(options: MockOptions): Mock {
     const started = performance.now();
     const format = answerFormat(req.headers.accept);
     const target = parseTarget(req.url);
-    const crossOrigin = target.ok && crossOriginPath(target.segments);
+    const crossOrigin = target.ok ? crossOriginPath(target.segments) : undefined;
     if (crossOrigin && req.method.toUpperCase() === "OPTIONS" && req.headers["access-control-request-method"]) {
-      return preflight(req, ctx.allowedOrigins());
+      return preflight(req, originsFor(crossOrigin, ctx.allowedOrigins()));
     }
     let res = route(req, target, format);
     if (!scenarios.idle) res = scenarios.apply(res, transforms(req));
-    if (crossOrigin) res = withCors(req, res, ctx.allowedOrigins);
+    if (crossOrigin) res = withCors(req, res, () => originsFor(crossOrigin, ctx.allowedOrigins()));
     const summary = scenarios.summary();
     if (summary) res.headers["x-bawa-faults"] = summary.slice(0, 1000);
     if (!(req.url.startsWith("/__mock") && (req.method === "GET" || req.method === "HEAD"))) {
@@ -258,7 +258,8 @@ export function createMock(options: MockOptions): Mock {
       at: Date.now(),
       mockAt: clock.now(),
       method: req.method,
-      path: req.url,
+      // The log is shown on the dashboard and printed: a control token given in the query is not.
+      path: req.url.includes("token=") ? req.url.replace(/([?&]token=)[^&]*/gi, "$1(hidden)") : req.url,
       status: res.status,
       ms: Math.round(ms * 100) / 100,
       route: m.route,

@@ -87,7 +87,8 @@ export function upgradeChange(v: unknown, model: ResourceModel): unknown {
 
 /**
  * Why a parsed journal or snapshot line is not a change, or undefined when it is one.
- * `objectProblem` checks an object against its collection's schema in the contract.
+ * `objectProblem` checks that the resource is an editable one of the contract and an object
+ * (when the change holds one) against its collection's schema.
  */
 export function changeProblem(
   v: unknown,
@@ -102,19 +103,24 @@ export function changeProblem(
         objectProblem(v.resource as string, v.object)
       );
     case "delete":
-      return needs(isText(v.resource) && isText(v.db) && isText(v.id), '"resource", "db" and "id"');
+      return (
+        needs(isText(v.resource) && isText(v.db) && isText(v.id), '"resource", "db" and "id"') ??
+        objectProblem(v.resource as string, undefined)
+      );
     case "reset":
       return needs(v.db === undefined || isText(v.db), 'a "db" that is text, or none');
     case "clear":
       return undefined;
     case "counters":
-      return needs(
-        isText(v.resource) &&
-          isText(v.db) &&
-          isCount(v.nextId) &&
-          isObject(v.sequences) &&
-          Object.values(v.sequences).every(isCount),
-        '"resource", "db", "nextId" and "sequences" (counts)',
+      return (
+        needs(
+          isText(v.resource) &&
+            isText(v.db) &&
+            isCount(v.nextId) &&
+            isObject(v.sequences) &&
+            Object.values(v.sequences).every(isCount),
+          '"resource", "db", "nextId" and "sequences" (counts)',
+        ) ?? objectProblem(v.resource as string, undefined)
       );
     case "app": {
       const a = v.app;

@@ -89,4 +89,25 @@ describe("CORS", () => {
     // The portal and the screens are pages of their own: no CORS there.
     expect(preflight(mock, "/portal/applications", APP).headers["access-control-allow-origin"]).toBeUndefined();
   });
+
+  it("--cors-origins '*' opens the API to every page, never the control calls (which hold secrets)", () => {
+    const any = buildMock({ config: { corsOrigins: "*" } });
+    const evil = "https://evil.example";
+    expect(preflight(any, "/__mock/refresh-tokens", evil, "content-type").status).toBe(403);
+    const minted = call(any, "POST", "/__mock/refresh-tokens", {
+      headers: { origin: evil, "content-type": "application/json" },
+      body: JSON.stringify({ clientId: "demo-client", clientSecret: "demo-secret" }),
+    });
+    expect(minted.status).toBe(403);
+    expect(minted.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(
+      call(any, "POST", "/__mock/reset", { headers: { origin: evil, "content-type": "application/json" } }).status,
+    ).toBe(403);
+    // A read is answered (a page's script can not read it without the allow header).
+    const secrets = call(any, "GET", "/__mock/applications", { headers: { origin: evil } });
+    expect(secrets.headers["access-control-allow-origin"]).toBeUndefined();
+    // An origin listed by name still may.
+    const listed = buildMock({ config: { corsOrigins: [APP] } });
+    expect(preflight(listed, "/__mock/reset", APP, "content-type").status).toBe(204);
+  });
 });

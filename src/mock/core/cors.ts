@@ -11,13 +11,22 @@ const EXPOSED = "WWW-Authenticate, X-Bawa-Faults, X-Bawa-Forced, X-Bawa-Ignored-
 const ALWAYS_ALLOWED_HEADERS = ["authorization", "content-type", "accept", "prefer", "x-bawa-control-token"];
 
 /**
- * The paths a page may call across origins: the versioned API and the control calls, read from
- * the path's decoded segments (app.ts parseTarget), as the router reads them.
+ * The paths a page may call across origins, read from the path's decoded segments (app.ts
+ * parseTarget), as the router reads them: the versioned API, and the control calls.
  */
-export const crossOriginPath = (segments: readonly string[]) => {
+export const crossOriginPath = (segments: readonly string[]): "api" | "control" | undefined => {
   const first = segments[0] ?? "";
-  return /^[vV]\d+$/.test(first) || first.toLowerCase() === "__mock";
+  if (/^[vV]\d+$/.test(first)) return "api";
+  return first.toLowerCase() === "__mock" ? "control" : undefined;
 };
+
+/**
+ * The origins that may call a kind of path. `--cors-origins '*'` opens the API to every page, not
+ * the control calls: they read secrets, mint tokens and switch faults, so only an origin listed by
+ * name may call them (decision 0009).
+ */
+export const originsFor = (kind: "api" | "control", allowed: AllowedOrigins): AllowedOrigins =>
+  kind === "control" && allowed === "*" ? [] : allowed;
 
 /** The request's origin when it may call, else undefined. */
 export function allowedOrigin(origin: string | undefined, allowed: AllowedOrigins): string | undefined {

@@ -65,6 +65,34 @@ describe("list parameters (A-LIST-PARAMETERS)", () => {
     expectContract(mock, LIST, "get", res);
   });
 
+  it("a string literal holds any character, as the query decodes it (/, %, #, ?, quotes...)", () => {
+    const { mock, auth } = freshMock();
+    const list = (filter: string) =>
+      call(mock, "GET", `/v1/api/DEMO/CustomerInfoList?$filter=${encodeURIComponent(filter)}`, { headers: auth });
+    const name = `J/V&C 100% #1 "?" <[\\^\`{|}]> it's`;
+    const created = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ CustomerId: "", Name: name }),
+    });
+    expect(created.status, created.text).toBe(200);
+    const id = created.json().CustomerId;
+    const found = list(`Name eq '${name.replaceAll("'", "''")}'`);
+    expect(found.status, found.text).toBe(200);
+    expect(found.json().map((c: { CustomerId: string }) => c.CustomerId)).toEqual([id]);
+    for (const c of ["/", "%", "#", "?", '"', "<", "[", "\\", "^", "`", "{", "|"]) {
+      const res = list(`contains(Name,'${c}')`);
+      expect(res.status, `${c}: ${res.text}`).toBe(200);
+      expect(res.json().map((x: { CustomerId: string }) => x.CustomerId)).toEqual([id]);
+    }
+    // Percent signs are text, not decoded a second time: '%42' is not "B".
+    expect(list("startswith(Name,'%42')").json()).toEqual([]);
+    // Positions are the filter's own, whatever a literal held.
+    expect(list("Name eq 'a/b#c' and Fax eq null").json().Message).toMatch(/uses "Fax" at character 21/);
+    expect(list("City eq 'Utrecht").json().Message).toBe(
+      "$filter has a string that begins at character 9 and is not closed with '.",
+    );
+  });
+
   it("paging works in XML too", () => {
     const { mock, auth } = freshMock();
     const res = call(mock, "GET", "/v1/api/DEMO/CustomerInfoList?$top=1", {

@@ -107,27 +107,71 @@ export function parseListQuery(query: Params, fields: readonly string[]): Parsed
   const beyond = filter === undefined ? undefined : filterBeyondLimits(filter);
   if (beyond) return fail("$filter", beyond);
   if (filter !== undefined) {
+    const encoded = encodeLiterals(filter);
+    if (typeof encoded === "number") {
+      return fail("$filter", `$filter has a string that begins at character ${encoded + 1} and is not closed with '.`);
+    }
     let tree: Node;
     try {
-      tree = parseFilter(filter) as unknown as Node;
+      tree = parseFilter(encoded.text) as unknown as Node;
     } catch (err) {
       const at = /at (\d+)/.exec((err as Error).message)?.[1];
       return fail(
         "$filter",
-        `$filter is not valid OData${at ? ` at character ${Number(at) + 1}` : ""}: ${filter.slice(0, 100)}`,
+        `$filter is not valid OData${at ? ` at character ${encoded.at(Number(at)) + 1}` : ""}: ${filter.slice(0, 100)}`,
       );
     }
     const compiled = compile(tree, field);
     if (!compiled.ok) {
       return fail(
         "$filter",
-        `$filter uses ${compiled.what} at character ${compiled.at + 1}, which this mock does not support; it supports eq, ne, and, or, not, parentheses, startswith and contains, on the info fields (${fields.join(", ")}) with strings or null.`,
+        `$filter uses ${compiled.what} at character ${encoded.at(compiled.at) + 1}, which this mock does not support; it supports eq, ne, and, or, not, parentheses, startswith and contains, on the info fields (${fields.join(", ")}) with strings or null.`,
       );
     }
     out.filter = compiled.test;
   }
   return { ok: true, query: out };
 }
+
+/**
+ * The filter as the parser reads it: odata-v4-parser takes the text of a URL, still
+ * percent-encoded, and refuses a "/", "%", "#" or "?" inside a string literal, which the query's
+ * decoding has already made plain ('Jansen/De Vries', '100% Zeker'). Each ASCII character of a
+ * literal but letters, digits and spaces is encoded again (literalValue() decodes it), with a
+ * map from the encoded text's positions back to the filter's. A string that is not closed
+ * answers the position of its opening quote.
+ */
+function encodeLiterals(text: string): { text: string; at: (i: number) => number } | number {
+  let out = "";
+  const origin: number[] = [];
+  let opened = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (opened < 0) {
+      if (c === "'") opened = i;
+    } else if (c === "'") {
+      if (text[i + 1] === "'") {
+        out += "''";
+        origin.push(i, i + 1);
+        i++;
+        continue;
+      }
+      opened = -1;
+    } else if (c.charCodeAt(0) < 128 && !/[A-Za-z0-9 ]/.test(c)) {
+      const e = `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
+      out += e;
+      origin.push(i, i, i);
+      continue;
+    }
+    out += c;
+    origin.push(i);
+  }
+  if (opened >= 0) return opened;
+  return { text: out, at: (i) => origin[i] ?? text.length };
+}
+
+/** A string literal's value, as encodeLiterals() handed it to the parser. */
+const literalValue = (raw: string): string => decodeURIComponent(raw.slice(1, -1)).replaceAll("''", "'");
 
 /**
  * Applies a query: filter, then order, then skip and top (OData's order), to the items as `view`
@@ -242,7 +286,7 @@ function compile(node: Node, field: (name: string) => string | undefined): Compi
 function operand(n: Node, field: (name: string) => string | undefined): Operand | { bad: Node } {
   if (n.type === "Literal") {
     if (n.value === "null") return { kind: "literal", value: null };
-    if (n.value === "Edm.String") return { kind: "literal", value: n.raw.slice(1, -1).replaceAll("''", "'") };
+    if (n.value === "Edm.String") return { kind: "literal", value: literalValue(n.raw) };
     return { bad: n };
   }
   if (n.type === "FirstMemberExpression" || n.type === "MemberExpression" || n.type === "PropertyPathExpression") {

@@ -8,7 +8,7 @@ import { controlJson } from "./control.ts";
 import { allowedOrigin } from "./cors.ts";
 import { type MockResponse, mediaTypeOf, single } from "./http.ts";
 import { html, screen } from "./oauth/pages.ts";
-import { cookie, sameSecret } from "./oauth/secrets.ts";
+import { cookies, sameSecret } from "./oauth/secrets.ts";
 import type { RoutedRequest } from "./router.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -30,18 +30,18 @@ export function refuseForeign(req: RoutedRequest, path: string): MockResponse | 
       `Host ${host.slice(0, 100)} is not an address of this mock (${ownHosts.join(", ")}); add it with --allowed-hosts if it is.`,
     );
   }
-  if (control && controlToken !== undefined) {
-    const given = req.headers["x-bawa-control-token"] ?? cookie(req, CONTROL_COOKIE) ?? single(req.query, "token");
-    if (!sameSecret(given, controlToken)) {
-      return refuse(
-        401,
-        "This mock listens on a non-loopback address: its control calls need the control token it printed at start (header X-Bawa-Control-Token, or open the dashboard at /__mock/?token=<token>).",
-      );
-    }
+  // With a token, the portal is guarded too: it shows secrets and changes the redirect URIs every login uses.
+  if (controlToken !== undefined && !givesToken(req, controlToken)) {
+    return refuse(
+      401,
+      "This mock's control calls, dashboard and portal need its control token (--control-token, or printed at start off loopback): send it as X-Bawa-Control-Token, or open the dashboard once at /__mock/?token=<token>.",
+    );
   }
   if (SAFE_METHODS.has(req.method.toUpperCase())) return undefined;
   const origin = req.headers.origin;
-  const pageMayCall = control && allowedOrigin(origin, req.ctx.allowedOrigins()) !== undefined;
+  // Only an origin listed by name may drive the control calls: --cors-origins '*' opens the API, not them.
+  const allowed = req.ctx.allowedOrigins();
+  const pageMayCall = control && allowed !== "*" && allowedOrigin(origin, allowed) !== undefined;
   if (origin !== undefined && !isOwnOrigin(origin, host, ownHosts) && !pageMayCall) {
     return refuse(403, `A page of another site (Origin ${origin.slice(0, 100)}) can not change this mock.`);
   }
@@ -49,6 +49,19 @@ export function refuseForeign(req: RoutedRequest, path: string): MockResponse | 
     return refuse(415, "Control calls take Content-Type: application/json (so that no other site can send them).");
   }
   return undefined;
+}
+
+/**
+ * Whether the request carries the control token: the header when it is sent (a wrong one is not
+ * rescued by a cookie), else the query's (the dashboard's link, newer than any cookie), else a
+ * cookie; every cookie of that name counts, as a browser may still hold one of an earlier start.
+ */
+function givesToken(req: RoutedRequest, token: string): boolean {
+  const header = req.headers["x-bawa-control-token"];
+  if (header !== undefined) return sameSecret(header, token);
+  const query = single(req.query, "token");
+  if (query !== undefined) return sameSecret(query, token);
+  return cookies(req, CONTROL_COOKIE).some((c) => sameSecret(c, token));
 }
 
 function isOwnOrigin(origin: string, host: string | undefined, ownHosts: readonly string[]): boolean {

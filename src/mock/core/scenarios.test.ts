@@ -197,7 +197,7 @@ describe("the request log", () => {
 });
 
 describe("the control token", () => {
-  it("guards the control calls and the dashboard, not the API or the portal", () => {
+  it("guards the control calls, the dashboard and the portal, not the API", () => {
     const token = "team-mock-token-0123456789";
     const mock = buildMock({ config: { controlToken: token } });
     expect(control(mock, "/__mock/clock", '{"advanceSeconds": 1}').status).toBe(401);
@@ -213,7 +213,30 @@ describe("the control token", () => {
     const cookie = opened.headers["set-cookie"]!.split(";")[0]!;
     expect(call(mock, "GET", "/__mock/", { headers: { cookie } }).status).toBe(200);
     expect(call(mock, "GET", "/__mock/scenarios", { headers: { cookie: "bawa_control=wrong" } }).status).toBe(401);
-    expect(call(mock, "GET", "/portal").status).toBe(200);
+    // The portal shows secrets and changes the redirect URIs every login uses: the dashboard's cookie opens it.
+    expect(opened.headers["set-cookie"]).toContain("Path=/;");
+    expect(call(mock, "GET", "/portal").status).toBe(401);
+    expect(call(mock, "GET", "/portal/applications/demo-client").status).toBe(401);
+    expect(call(mock, "GET", "/portal", { headers: { cookie } }).status).toBe(200);
+    // The API answers as always (here: no bearer token).
     expect(call(mock, "GET", "/v1/api/DEMO/Customer/1001").status).toBe(401);
+  });
+
+  it("takes the header when sent, else the dashboard link's token over an older cookie", () => {
+    const token = "team-mock-token-0123456789";
+    const mock = buildMock({ config: { controlToken: token } });
+    const scenarios = (headers: Record<string, string>, query = "") =>
+      call(mock, "GET", `/__mock/scenarios${query}`, { headers }).status;
+    // A cookie of an earlier start does not shadow the link just opened.
+    expect(scenarios({ cookie: "bawa_control=of-an-earlier-start" }, `?token=${token}`)).toBe(200);
+    // A browser sends a cookie per path it was set for: the right one counts.
+    expect(scenarios({ cookie: `bawa_control=of-an-earlier-start; bawa_control=${token}` })).toBe(200);
+    // A wrong header is not rescued by anything else.
+    expect(scenarios({ "x-bawa-control-token": "wrong", cookie: `bawa_control=${token}` }, `?token=${token}`)).toBe(
+      401,
+    );
+    const refused = call(mock, "GET", "/__mock/scenarios");
+    expect(refused.json().Message).toContain("open the dashboard once at /__mock/?token=<token>");
+    expect(refused.json().Message).not.toContain("non-loopback");
   });
 });

@@ -47,14 +47,15 @@ export function dashboardRoutes(options: DashboardOptions = {}): Route[] {
       local: true,
       methods: {
         GET: (req) => {
-          // Opened with ?token=: keep the token in a cookie and drop it from the address bar.
+          // Opened with ?token=: keep the token in a cookie and drop it from the address bar. The
+          // cookie is for the whole mock, so the portal (guarded by the same token) opens too.
           const token = req.query.get("token")?.[0];
           if (token !== undefined) {
             return {
               status: 303,
               headers: {
                 location: "/__mock/",
-                "set-cookie": `${CONTROL_COOKIE}=${encodeURIComponent(token)}; Path=/__mock; HttpOnly; SameSite=Strict`,
+                "set-cookie": `${CONTROL_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`,
                 "cache-control": "no-store",
               },
             };

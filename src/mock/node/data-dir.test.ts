@@ -1,6 +1,7 @@
 // The data directory in process: what a crash, a full disk or a damaged file
 // leaves behind, and what the next start makes of it. The crash under load
 // (SIGKILL of a real process) is in persistence.test.ts.
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -204,7 +205,17 @@ describe("a damaged data directory", () => {
     [
       "a put of a resource the contract does not have",
       '{"op":"put","resource":"Nope","db":"DEMO","object":{}}',
-      /line 2 is not a change: its resource "Nope" is no editable resource of the contract \(Customer\)/,
+      /line 2 is not a change: its resource "Nope" is no editable resource of this contract \(Customer\): start the mock with the contract that wrote this data directory \(--contract\)/,
+    ],
+    [
+      "counters of a resource the contract does not have (a data directory of another contract)",
+      '{"op":"counters","resource":"Supplier","db":"DEMO","nextId":41,"sequences":{}}',
+      /line 2 is not a change: its resource "Supplier" is no editable resource of this contract/,
+    ],
+    [
+      "a delete of a resource the contract does not have",
+      '{"op":"delete","resource":"Supplier","db":"DEMO","id":"1"}',
+      /line 2 is not a change: its resource "Supplier" is no editable resource of this contract/,
     ],
     [
       "a customer that breaks the contract",
@@ -233,6 +244,22 @@ describe("a damaged data directory", () => {
     fs.writeFileSync(join(dir, SNAPSHOT_FILE), text);
     expect(() => open(dir)).toThrow(/snapshot\.jsonl: line 2 is not a change.*restore it from a backup/);
     expect(fs.readFileSync(join(dir, SNAPSHOT_FILE), "utf8")).toBe(text);
+  });
+
+  it("refuses a journal that is a FIFO at once, rather than waiting for a writer", () => {
+    const dir = newDir();
+    execFileSync("mkfifo", [join(dir, JOURNAL_FILE)]);
+    expect(() => open(dir)).toThrow(new RegExp(`${JOURNAL_FILE} is not a regular file .*move it away`));
+  });
+
+  it("keeps its files readable by their owner alone (they hold live tokens and client secrets)", async () => {
+    const dir = newDir();
+    const mock = open(dir, { dataDirOptions: { compactAtBytes: 1 } });
+    session(mock).create("Private");
+    await new Promise((r) => setImmediate(r)); // the compaction runs after the request
+    expect(fs.statSync(join(dir, JOURNAL_FILE)).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(join(dir, SNAPSHOT_FILE)).mode & 0o777).toBe(0o600);
+    closeAll(mock);
   });
 
   it("reads a journal larger than one read in pieces, line by line", () => {

@@ -69,10 +69,17 @@ export class DataDir implements Journal {
     try {
       // A compaction that did not finish left its temporary file; the old snapshot and the journal are whole.
       fs.rmSync(`${this.snapshotPath}.tmp`, { force: true });
+      for (const path of [this.journalPath, this.snapshotPath]) regularOrAbsent(path);
       // O_APPEND as well: whatever else might write here, a change is never written into another.
-      this.#fd = fs.openSync(this.journalPath, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND);
+      // Readable by its owner alone: it holds live tokens and client secrets.
+      this.#fd = fs.openSync(
+        this.journalPath,
+        fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND,
+        0o600,
+      );
     } catch (err) {
       this.#lock.release();
+      if (err instanceof DataDirError) throw err;
       throw new DataDirError(`${dir}: ${sentenceOf(err, "the journal can not be opened")}`);
     }
   }
@@ -154,7 +161,7 @@ export class DataDir implements Journal {
   compact(): void {
     if (!this.#snapshot) throw new Error("data directory: compact() before snapshotWith()");
     const tmp = `${this.snapshotPath}.tmp`;
-    const fd = fs.openSync(tmp, "w");
+    const fd = fs.openSync(tmp, "w", 0o600);
     let size = 0;
     try {
       let chunk: string[] = [];
@@ -364,6 +371,25 @@ function usable(dir: string): void {
   } catch (err) {
     throw new DataDirError(
       `${dir} can not be the data directory: ${sentenceOf(err, "it can not be written").replace(/^it can not be written: /, "")}`,
+    );
+  }
+}
+
+/**
+ * A journal or snapshot that is there must be a regular file: reading a FIFO (or a device) would
+ * wait for a writer forever, and the start would hang without a word.
+ */
+function regularOrAbsent(path: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
+  if (!stat.isFile()) {
+    throw new DataDirError(
+      `${path} is not a regular file (a FIFO, a device or a directory): move it away, or give --data-dir another directory.`,
     );
   }
 }

@@ -33,6 +33,12 @@ interface PendingAuthorization {
   browserKey: string;
   /** Where the request came from (caps.ts sourceOf), for the cap per source. */
   source: string;
+  /**
+   * The login screen was shown to the browser that started the request: a login under way. Until
+   * then a newer request from the same address may displace it, so a page that fires requests at
+   * the endpoint (an <img> follows the redirect, but without the cookie) locks no one out.
+   */
+  shown?: boolean;
   user?: string;
   expiresAt: number;
 }
@@ -54,7 +60,12 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     what: "authorization requests waiting for login",
     overall: MAX_PENDING_AUTHORIZATIONS,
     per: [
-      { of: "address", limit: MAX_PENDING_AUTHORIZATIONS_PER_SOURCE, owner: (p) => p.source },
+      {
+        of: "address",
+        limit: MAX_PENDING_AUTHORIZATIONS_PER_SOURCE,
+        owner: (p) => p.source,
+        displaces: (p) => !p.shown && p.user === undefined,
+      },
       { of: "client", limit: MAX_PENDING_AUTHORIZATIONS_PER_CLIENT, owner: (p) => p.clientId },
     ],
     droppableAt: (p) => p.expiresAt,
@@ -139,7 +150,8 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     if (scope === undefined || scope === null) return fail("invalid_scope", "scope is missing or repeated");
     if (scope !== config.scope) return fail("invalid_scope", `the only scope is ${config.scope}`);
 
-    // Capped (A-LIMITS): a full cap refuses the newcomer and drops no one else's request.
+    // Capped (A-LIMITS): a full cap refuses the newcomer and drops no one else's request (a full
+    // address displaces its own oldest request whose screen no browser has seen).
     const now = req.ctx.clock.now();
     const source = sourceOf(req);
     const full = pending.room([source, clientId], now);
@@ -200,6 +212,7 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     const found = find(req, req.query, false);
     if (!found.ok) return found.response;
     const { p, app } = found;
+    if (cookie(req, BROWSER_COOKIE) === p.browserKey) p.shown = true;
     return loginScreen({
       action: action(req, "Login"),
       request: p.id,

@@ -20,8 +20,12 @@ export interface CapSpec<V> {
   /** What an entry is, plural, for the messages ("access tokens"). */
   what: string;
   overall: number;
-  /** The caps per owner, checked in this order: the owner's kind in words, its limit, an entry's owner. */
-  per: ReadonlyArray<{ of: string; limit: number; owner: (v: V) => string }>;
+  /**
+   * The caps per owner, checked in this order: the owner's kind in words, its limit, an entry's
+   * owner, and which of an owner's entries a newcomer of the same owner may displace when the cap
+   * is full (its oldest such one goes; never another owner's).
+   */
+  per: ReadonlyArray<{ of: string; limit: number; owner: (v: V) => string; displaces?: (v: V) => boolean }>;
   /** When an entry may be dropped, on the mock's clock; undefined: not until it changes (a live refresh token). */
   droppableAt: (v: V) => number | undefined;
   /** What to say when the entries counted do not end by themselves. */
@@ -127,6 +131,10 @@ export class CappedMap<V> {
       const keys = this.#owned[i]!.get(owner);
       if (!keys || keys.size < p.limit) continue;
       const retryAt = this.#stillFull(`${i}:${owner}`, keys, () => keys.size < p.limit, now);
+      if (retryAt !== "room" && p.displaces && this.#displace(keys, p.displaces)) {
+        this.#hints.delete(`${i}:${owner}`);
+        continue;
+      }
       if (retryAt !== "room") {
         const who = `The ${p.of} ${owner} has ${count(p.limit)} ${spec.what}, the most one ${p.of} may have (A-LIMITS)`;
         return this.#reached(`${spec.what} per ${p.of}`, p.limit, who, retryAt, now);
@@ -158,6 +166,14 @@ export class CappedMap<V> {
     }
     this.#hints.set(id, { at: now, retryAt });
     return retryAt;
+  }
+
+  /** Drops the oldest of an owner's entries that may be displaced; false when none may. */
+  #displace(keys: Set<string>, displaces: (v: V) => boolean): boolean {
+    for (const key of keys) {
+      if (displaces(this.#all.get(key)!)) return this.delete(key);
+    }
+    return false;
   }
 
   /** Drops the entry when it has ended; else tells when it will (undefined: not by itself). */

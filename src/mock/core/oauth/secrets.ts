@@ -11,9 +11,15 @@ export function sameSecret(given: string | null | undefined, expected: string): 
 
 /** The value of a request cookie, or undefined. */
 export function cookie(req: MockRequest, name: string): string | undefined {
+  return cookies(req, name)[0];
+}
+
+/** Every value a request sends for a cookie name (a browser sends one per path it was set for). */
+export function cookies(req: MockRequest, name: string): string[] {
+  const found: string[] = [];
   for (const part of (req.headers.cookie ?? "").split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return v.join("=");
+    if (k === name) found.push(v.join("="));
   }
-  return undefined;
+  return found;
 }
