@@ -4,9 +4,9 @@
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { PROJECT_ROOT } from "../src/paths.ts";
-import { ConfigError, loadTarget } from "./lib/config.ts";
+import { ConfigError, loadTarget, needs } from "./lib/config.ts";
 import { requirements } from "./lib/requirements.ts";
 
 const run = promisify(execFile);
@@ -114,5 +114,36 @@ describe("the target configuration", () => {
     writeFileSync(file, "BASE_URL: https://from-file.example.invalid\nDATABASE: FILEDB\nAPI_VERSION: 221\n");
     const t = loadTarget({ CONFORMANCE_CONFIG: file, CONFORMANCE_DATABASE: "ENVDB" });
     expect(t).toMatchObject({ baseUrl: "https://from-file.example.invalid", database: "ENVDB", apiVersion: "221" });
+  });
+
+  it("refuses a config file key that is no setting, naming it and the setting it is nearest to", async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(resolve(tmpdir(), "bawa-conf-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = resolve(dir, "target.yaml");
+    writeFileSync(
+      file,
+      "BASE_URL: https://x.invalid\nclient_id: c\nCLIENT_SECRT: s\nCONFORMANCE_DATABASE: D\nCOLOUR: 1\n",
+    );
+    expect(() => loadTarget({ CONFORMANCE_CONFIG: file })).toThrow(ConfigError);
+    expect(() => loadTarget({ CONFORMANCE_CONFIG: file })).toThrow(
+      `CONFORMANCE_CONFIG ${file}: unknown settings CLIENT_SECRT (did you mean CLIENT_SECRET?), CONFORMANCE_DATABASE (did you mean DATABASE?), COLOUR;`,
+    );
+    writeFileSync(file, "BASE_URL: https://x.invalid\nclient_id: c\nCLIENT_SECRET: s\n");
+    expect(loadTarget({ CONFORMANCE_CONFIG: file }).settings).toMatchObject({
+      CONFORMANCE_CLIENT_ID: "c",
+      CONFORMANCE_CLIENT_SECRET: "s",
+    });
+  });
+
+  it("names each missing setting with what it is for, as --help says it", () => {
+    expect(needs({ CONFORMANCE_USERNAME: "u", CONFORMANCE_PASSWORD: "", CONFORMANCE_SCOPE: undefined })).toBe(
+      "needs CONFORMANCE_PASSWORD (that user's password), CONFORMANCE_SCOPE (the single scope value)",
+    );
+    expect(needs({ CONFORMANCE_CLIENT_SECRET: undefined }, "an application")).toBe(
+      "needs CONFORMANCE_CLIENT_SECRET (an application)",
+    );
+    expect(needs({ CONFORMANCE_SCOPE: "s" })).toBeUndefined();
   });
 });

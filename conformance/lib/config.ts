@@ -3,6 +3,7 @@
 // conformance` turns its flags into these variables before Playwright starts.
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import type { Operation } from "../../src/contract/index.ts";
 
 export type Kind = "spec" | "oauth" | "assumption";
 export const KINDS: readonly Kind[] = ["spec", "oauth", "assumption"];
@@ -42,6 +43,11 @@ export interface Target {
   readOnly: boolean;
   /** How answers 429 and 503 are retried. */
   retries: RetryPolicy;
+  /**
+   * Every setting as read, by variable name: `client` and `second` exist only when whole, and a
+   * check that needs one names only the parts that are missing.
+   */
+  settings: Readonly<Record<string, string | undefined>>;
 }
 
 export interface RetryPolicy {
@@ -88,7 +94,7 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
     "CONFORMANCE_ACCEPT_DATE_FORMATS",
     "iso,dmy: let the checks that read dates go on when dates are written so (CUST-DATES still reports it)",
   ],
-  ["CONFORMANCE_NAME_PREFIX", "what the names of the customers the suite creates begin with (default Conformance)"],
+  ["CONFORMANCE_NAME_PREFIX", "what the names of the objects the suite creates begin with (default Conformance)"],
   [
     "CONFORMANCE_READ_ONLY",
     "1: run only the checks that create, change and delete nothing (production); the others are reported not run",
@@ -101,7 +107,7 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ["CONFORMANCE_RUNS", "generated invalid bodies per property (default 40)"],
   [
     "CONFORMANCE_WORKERS",
-    "checks run at once (default 1 against an environment, the cores' number against the own mock)",
+    "checks run at once against the target (default 1); the own mock refuses more, since checks move its clock",
   ],
   ["CONFORMANCE_RETRIES", "times a request answered 429 or 503 is sent again, honouring Retry-After (default 3)"],
   [
@@ -117,6 +123,31 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ],
 ];
 
+/** What a setting is for, as --help says it: the words a message that needs it uses too. */
+export const meaningOf = (name: string): string | undefined => VARIABLES.find(([n]) => n === name)?.[1];
+
+/** The settings of the application the suite signs in with; a message that needs them names the missing ones. */
+export const CLIENT_SETTINGS: readonly string[] = [
+  "CONFORMANCE_CLIENT_ID",
+  "CONFORMANCE_CLIENT_SECRET",
+  "CONFORMANCE_REDIRECT_URI",
+];
+
+/** The settings of `names` that are not set (an empty value is none). */
+export const missingOf = (t: Pick<Target, "settings">, names: readonly string[]): string[] =>
+  names.filter((n) => !t.settings[n]);
+
+/**
+ * What a check that needs settings says when some are missing: each missing one by name, with
+ * what it is for (its own words of --help, or `hint` for all of them); undefined when none is.
+ */
+export function needs(what: Record<string, unknown>, hint?: string): string | undefined {
+  const missing = Object.keys(what).filter((k) => what[k] === undefined || what[k] === "");
+  if (missing.length === 0) return undefined;
+  if (hint) return `needs ${missing.join(", ")} (${hint})`;
+  return `needs ${missing.map((n) => `${n} (${meaningOf(n) ?? "see bawa conformance --help"})`).join(", ")}`;
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -126,10 +157,23 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
   let file: Record<string, unknown> = {};
   const path = env.CONFORMANCE_CONFIG;
   if (path) {
+    let parsed: unknown;
     try {
-      file = (parse(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
+      parsed = parse(readFileSync(path, "utf8")) ?? {};
     } catch (err) {
       throw new ConfigError(`cannot read CONFORMANCE_CONFIG ${path}: ${(err as Error).message}`);
+    }
+    if (typeof parsed !== "object" || Array.isArray(parsed))
+      throw new ConfigError(`CONFORMANCE_CONFIG ${path}: must map settings to values (BASE_URL: https://...)`);
+    file = parsed as Record<string, unknown>;
+    // A mistyped key would leave its setting unset without a word, and the run would check less.
+    const unknown = Object.keys(file).filter(
+      (k) => !FILE_KEYS.has(k) && !(k === k.toLowerCase() && FILE_KEYS.has(k.toUpperCase())),
+    );
+    if (unknown.length > 0) {
+      throw new ConfigError(
+        `CONFORMANCE_CONFIG ${path}: unknown setting${unknown.length > 1 ? "s" : ""} ${unknown.map(unknownKey).join(", ")}; the settings are those of bawa conformance --help, without the CONFORMANCE_ prefix`,
+      );
     }
   }
   const out: Record<string, string | undefined> = {};
@@ -139,6 +183,37 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
     out[key] = env[name] ?? (fromFile === undefined || fromFile === null ? undefined : String(fromFile));
   }
   return out;
+}
+
+/** The keys a config file may hold: the settings without the CONFORMANCE_ prefix (also in lower case). */
+const FILE_KEYS = new Set(VARIABLES.map(([n]) => n.replace(/^CONFORMANCE_/, "")));
+
+/** An unknown key of a config file, with the known key it is nearest to, if one is near. */
+function unknownKey(key: string): string {
+  const upper = key.toUpperCase();
+  const unprefixed = upper.replace(/^CONFORMANCE_/, "");
+  let near: string | undefined;
+  if (unprefixed !== upper && FILE_KEYS.has(unprefixed)) near = unprefixed;
+  else {
+    let best = 3;
+    for (const known of FILE_KEYS) {
+      const d = editDistance(upper, known);
+      if (d < best) [best, near] = [d, known];
+    }
+  }
+  return `${key}${near ? ` (did you mean ${near}?)` : ""}`;
+}
+
+/** Levenshtein distance: the fewest letters to insert, delete or replace to turn a into b. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
@@ -190,6 +265,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
       times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
       maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
     },
+    settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [`CONFORMANCE_${k}`, v])),
   };
   if (!/^[\p{L}\p{N} ._-]{1,24}$/u.test(t.namePrefix)) {
     throw new ConfigError(
@@ -237,3 +313,11 @@ function dateFormats(value: string | undefined): Set<"iso" | "dmy"> {
 
 /** The API's base address, with the version segment in the spelling asked for. */
 export const apiBase = (t: Target, letter: "v" | "V" = "v") => `${t.baseUrl}/${letter}${t.apiVersion}`;
+
+/** A path of the contract on the target: `{database}` filled in, `{id}` when given, under `/v<version>`. */
+export function urlOf(t: Target, op: Operation, id?: string, letter: "v" | "V" = "v"): string {
+  let path = op.path;
+  if (op.databaseParam) path = path.replace(`{${op.databaseParam}}`, encodeURIComponent(t.database));
+  if (op.idParam) path = path.replace(`{${op.idParam}}`, encodeURIComponent(id ?? ""));
+  return `${apiBase(t, letter)}${path}`;
+}

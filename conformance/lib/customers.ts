@@ -1,15 +1,13 @@
 // Customer calls shared by the checks. Only what the description says is
 // relied on: the id of a created customer is read from POST's answer when
 // it has one, else looked up in the info list by the unique name sent.
-import { randomBytes } from "node:crypto";
 import { type APIRequestContext, test } from "@playwright/test";
 import { apiBase, type Target } from "./config.ts";
+import { uniqueName } from "./created.ts";
 import { notAddressable, notCreated, type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
-/** A customer name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find it. */
-export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
-  `${prefix} ${randomBytes(4).toString("hex")}`;
+export { uniqueName };
 
 export const customerUrl = (t: Target, id?: string, letter: "v" | "V" = "v") =>
   `${apiBase(t, letter)}/api/${encodeURIComponent(t.database)}/Customer${id === undefined ? "" : `/${encodeURIComponent(id)}`}`;

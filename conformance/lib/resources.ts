@@ -4,7 +4,6 @@
 // target, bodies generated from each editable resource's request schema, and
 // the calls of its lifecycle. The generic checks run once per resource of the
 // right kind; nothing here names a resource.
-import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type APIRequestContext, test } from "@playwright/test";
@@ -18,7 +17,8 @@ import {
   type ResourceKind,
 } from "../../src/contract/index.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
-import { apiBase, type Target } from "./config.ts";
+import { type Target, urlOf } from "./config.ts";
+import { nameOf } from "./created.ts";
 import { notAddressable, notCreated, type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
@@ -61,17 +61,8 @@ export function listOf(c: Collection): Resource | undefined {
   );
 }
 
-/** A path of the contract on the target: `{database}` filled in, `{id}` when given, under `/v<version>`. */
-export function urlOf(t: Target, op: Operation, id?: string, letter: "v" | "V" = "v"): string {
-  let path = op.path;
-  if (op.databaseParam) path = path.replace(`{${op.databaseParam}}`, encodeURIComponent(t.database));
-  if (op.idParam) path = path.replace(`{${op.idParam}}`, encodeURIComponent(id ?? ""));
-  return `${apiBase(t, letter)}${path}`;
-}
-
-/** A name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find what a run left. */
-export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
-  `${prefix} ${randomBytes(4).toString("hex")}`;
+export { uniqueName } from "./created.ts";
+export { urlOf };
 
 type Schema = {
   $ref?: string;
@@ -138,11 +129,8 @@ export function bodyOf(c: Collection, name: string): Record<string, unknown> {
   return body;
 }
 
-/** The property that carries a created object's unique name: the first required text property. */
-export function nameProperty(c: Collection): string | undefined {
-  const request = suiteContract().doc.components.schemas[c.request?.schema ?? ""] as Schema | undefined;
-  return (request?.required ?? []).find((k) => k !== c.idProperty && [c.types[k]].flat().includes("string"));
-}
+/** The property that carries a created object's unique name (created.ts, which cleanup reads too). */
+export const nameProperty = (c: Collection): string | undefined => nameOf(c, suiteContract().doc);
 
 /** A text property a PUT can change and a GET read back: nullable text, no date, no id, not the name. */
 export function changeableProperty(c: Collection): string | undefined {

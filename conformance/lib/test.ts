@@ -3,7 +3,7 @@
 // session; `covers` tags a check with the requirements it checks.
 import { type APIRequestContext, type BrowserContext, test as base, request } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
-import { type Client, type Kind, loadTarget, type Target } from "./config.ts";
+import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, type Target } from "./config.ts";
 import { infoListUrl } from "./customers.ts";
 import { asMonthDayYear } from "./dates.ts";
 import { DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
@@ -379,21 +379,16 @@ export function coversWriting(...ids: string[]): { tag: string[] } {
   return { tag: [...covers(...ids).tag, WRITES_TAG] };
 }
 
-/** Skips the check, naming what the configuration lacks, unless every value is there. */
-export function need(what: Record<string, unknown>, hint: string): void {
-  const missing = Object.entries(what)
-    .filter(([, v]) => v === undefined || v === "")
-    .map(([k]) => k);
-  test.skip(missing.length > 0, `${NOT_VERIFIED}needs ${missing.join(", ")} (${hint})`);
+/** Skips the check, naming what the configuration lacks (config.ts `needs`), unless every value is there. */
+export function need(what: Record<string, unknown>, hint?: string): void {
+  const reason = needs(what, hint);
+  test.skip(reason !== undefined, `${NOT_VERIFIED}${reason}`);
 }
 
 export function needClient(t: Target): Client {
+  // From the settings, not t.client (which exists only whole): only the missing parts are named.
   need(
-    {
-      CONFORMANCE_CLIENT_ID: t.client?.clientId,
-      CONFORMANCE_CLIENT_SECRET: t.client?.clientSecret,
-      CONFORMANCE_REDIRECT_URI: t.client?.redirectUri,
-    },
+    Object.fromEntries(CLIENT_SETTINGS.map((n) => [n, t.settings[n]])),
     `a registered, active application; ${WITHOUT_A_TOKEN}`,
   );
   return t.client!;
@@ -401,9 +396,6 @@ export function needClient(t: Target): Client {
 
 export function needLogin(t: Target): Client {
   const client = needClient(t);
-  need(
-    { CONFORMANCE_USERNAME: t.username, CONFORMANCE_PASSWORD: t.password, CONFORMANCE_SCOPE: t.scope },
-    "a user for the login screen",
-  );
+  need({ CONFORMANCE_USERNAME: t.username, CONFORMANCE_PASSWORD: t.password, CONFORMANCE_SCOPE: t.scope });
   return client;
 }

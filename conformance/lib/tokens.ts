@@ -2,7 +2,7 @@
 // the screens, the configured user's tokens, and a code exchanged after the
 // target's clock moved.
 import { type APIRequestContext, type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { apiBase, type Client, type Target } from "./config.ts";
+import { apiBase, CLIENT_SETTINGS, type Client, missingOf, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { codeIn, codeOf, codeThroughScreens, throughScreens } from "./screens.ts";
@@ -153,11 +153,7 @@ export async function codeFlowToken(api: APIRequestContext, browser: Browser, t:
 
 /** Tokens of the configured user: from the stored refresh token, else through the screens. */
 export async function userTokens(api: APIRequestContext, browser: Browser, t: Target): Promise<Tokens> {
-  if (!t.client) {
-    throw new Error(
-      "needs CONFORMANCE_CLIENT_ID, CONFORMANCE_CLIENT_SECRET and CONFORMANCE_REDIRECT_URI to obtain a token",
-    );
-  }
+  if (!t.client) throw new Error(`needs ${missingOf(t, CLIENT_SETTINGS).join(", ")} to obtain a token`);
   let res: Reply;
   if (t.refreshToken) {
     res = await tokenRequest(api, t, {

@@ -154,6 +154,24 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
     }
   }, 30_000);
 
+  it("bawa conformance --help says one thing of --workers on the own mock, and the command does it", async () => {
+    const { stdout } = await bawa("conformance", "--help");
+    const flag = /^ {2}--workers <n> +CONFORMANCE_WORKERS: (.+)$/m.exec(stdout)?.[1];
+    const setting = /^ {2}CONFORMANCE_WORKERS +(.+)$/m.exec(stdout)?.[1];
+    expect(flag, stdout).toBeDefined();
+    expect(flag).toBe(setting);
+    expect(setting).toContain("the own mock refuses more");
+    for (const env of [{}, { CONFORMANCE_WORKERS: "2" }]) {
+      const args = "CONFORMANCE_WORKERS" in env ? [] : ["--workers", "2"];
+      const failure = await run(process.execPath, [BIN, "conformance", ...args], {
+        timeout: 30_000,
+        env: { ...process.env, ...env, CONFORMANCE_BASE_URL: "", CONFORMANCE_CONFIG: "" },
+      }).catch((e) => e);
+      expect(failure.code, JSON.stringify(env)).toBe(2);
+      expect(failure.stderr).toContain("(CONFORMANCE_WORKERS): the own mock takes one check at a time");
+    }
+  }, 30_000);
+
   it("refuses a port in use with exit 1 and a hint", async () => {
     const failure = await bawa("mock", "--port", new URL(url).port).catch((e) => e);
     expect(failure.code).toBe(1);

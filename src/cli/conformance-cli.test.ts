@@ -2,12 +2,16 @@
 // that change nothing, cleanup of what runs left behind, retries of busy
 // answers, shards merged into one verdict. Each runs the compiled command line
 // against a mock in its own process.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { writeCopy } from "../../scripts/copy-resource.mjs";
 import { backgroundTokens } from "../mock/node/client.ts";
+import { spawnMock } from "../mock/testing.ts";
+import { ownMockSettings } from "./conformance.ts";
 import { conformanceHarness, verdicts } from "./conformance-testing.ts";
 
 const h = conformanceHarness();
@@ -113,6 +117,63 @@ describe("bawa conformance against an environment", () => {
     expect(after).toEqual(before.filter((id) => !left.some((c) => c.CustomerId === id)));
     for (const c of kept) expect(after).toContain(c.CustomerId);
   }, 60_000);
+
+  it("cleanup removes what runs left in every editable resource of the contract, saying so per resource", async () => {
+    // The suite creates objects of each editable resource: a Supplier on a contract that has one too.
+    const dir = mkdtempSync(join(tmpdir(), "bawa-cleanup-"));
+    const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
+    const mock = await spawnMock(["--contract", contract]);
+    try {
+      const settings = ownMockSettings(mock.url, (await backgroundTokens(mock.url)).refresh);
+      const auth = { authorization: `Bearer ${(await backgroundTokens(mock.url)).access}`, accept: "application/json" };
+      const post = (resource: string, Name: string) =>
+        fetch(`${mock.url}/v1/api/DEMO/${resource}`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ Name }),
+        }).then((r) => r.json() as Promise<Record<string, string>>);
+      const ids = async (resource: string) =>
+        (
+          (await fetch(`${mock.url}/v1/api/DEMO/${resource}InfoList`, { headers: auth }).then((r) =>
+            r.json(),
+          )) as Array<Record<string, string>>
+        ).map((o) => o[`${resource}Id`]);
+      const supplier = (await post("Supplier", "Conformance 0a1b2c3d")).SupplierId!;
+      const customer = (await post("Customer", "Conformance ffee0011")).CustomerId!;
+      const kept = (await post("Supplier", "Conformance Ltd")).SupplierId!;
+
+      const listed = await h.bawa(["cleanup", "--contract", contract], settings);
+      expect(listed.code, listed.out).toBe(0);
+      expect(listed.out).toMatch(new RegExp(`Customer: 1 left behind by runs\n +${customer} +Conformance ffee0011\n`));
+      expect(listed.out).toMatch(new RegExp(`Supplier: 1 left behind by runs\n +${supplier} +Conformance 0a1b2c3d\n`));
+
+      const removed = await h.bawa(["cleanup", "--yes", "--contract", contract], settings);
+      expect(removed.code, removed.out).toBe(0);
+      expect(removed.out).toContain("Customer: deleted 1 of 1");
+      expect(removed.out).toContain("Supplier: deleted 1 of 1");
+      expect(await ids("Supplier")).not.toContain(supplier);
+      expect(await ids("Supplier")).toContain(kept);
+      expect(await ids("Customer")).not.toContain(customer);
+    } finally {
+      mock.child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("a config file with a key that is no setting is refused with exit 2, naming it and the nearest setting", async () => {
+    const file = join(h.dir, "mistyped.yaml");
+    writeFileSync(file, `BASE_URL: ${h.url}\nCLIENT_ID: c\nCLIENT_SECRT: s\n`);
+    for (const args of [
+      ["--config", file],
+      ["cleanup", "--config", file],
+    ]) {
+      const run = await h.bawa(args, {});
+      expect(run.code, run.out).toBe(2);
+      expect(run.out).toContain(
+        `CONFORMANCE_CONFIG ${file}: unknown setting CLIENT_SECRT (did you mean CLIENT_SECRET?)`,
+      );
+    }
+  }, 30_000);
 
   it("answers 429 and 503 are retried as Retry-After says, and the summary counts the requests and the retries", async () => {
     const grep = ["--grep", "ERR-|CUST-FIELDS|INFO-LIST"];

@@ -33,6 +33,25 @@ describe("the verdict of bawa conformance", () => {
     }
   }, 180_000);
 
+  it("a check that lacks settings names only the missing ones, each with what it is for", async () => {
+    const reasons = async (unset: string, output: string) => {
+      const { [unset]: _, ...settings } = h.settings;
+      const { out } = await h.bawa(["--grep", "TOK-EXPIRY", "--output", output], settings);
+      const summary = JSON.parse(readFileSync(join(h.dir, output, "summary.json"), "utf8")) as {
+        missingSettings: string[];
+        requirements: Array<{ id: string; checks: Array<{ reason?: string }> }>;
+      };
+      expect(summary.missingSettings, out).toEqual([unset]);
+      return summary.requirements.find((r) => r.id === "TOK-EXPIRY")!.checks.map((c) => c.reason);
+    };
+    expect(await reasons("CONFORMANCE_CLIENT_SECRET", "no-secret")).toEqual([
+      "not verified: needs CONFORMANCE_CLIENT_SECRET (a registered, active application; without them no access token can be obtained)",
+    ]);
+    expect(await reasons("CONFORMANCE_SCOPE", "no-scope")).toEqual([
+      "not verified: needs CONFORMANCE_SCOPE (the single scope value)",
+    ]);
+  }, 60_000);
+
   it("matrix.html of a failed run fits 1280 px and shows the failures above the table", async () => {
     const faults = ["token-cacheable", "field-wrong-type"];
     const turn = (on: boolean) =>

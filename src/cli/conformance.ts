@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { ConfigError, loadTarget, VARIABLES } from "../../conformance/lib/config.ts";
+import { ConfigError, loadTarget, meaningOf, VARIABLES } from "../../conformance/lib/config.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
 import { compileContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
@@ -77,8 +77,7 @@ ${Object.entries(FLAGS)
   --read-only        CONFORMANCE_READ_ONLY=1: only checks that create, change and delete nothing;
                      the others are reported "not run (read-only)" (for production)
   --strict           CONFORMANCE_STRICT=1: any requirement not verified fails the run too (CI gates)
-  --workers <n>      CONFORMANCE_WORKERS: checks run at once against the target (default 1; the own
-                     mock always takes one, since checks move its clock)
+  --workers <n>      CONFORMANCE_WORKERS: ${meaningOf("CONFORMANCE_WORKERS")}
   --shard <i>/<n>    run part i of n (Playwright's sharding); each part writes its blob under the
                      reports folder, \`bawa conformance merge\` makes one verdict of them
   --output <dir>     where the reports go (CONFORMANCE_REPORTS_DIR; default ./reports/conformance)
@@ -93,9 +92,10 @@ ${VARIABLES.map(([n, m]) => `  ${n.padEnd(34)} ${m}`).join("\n")}
 bawa conformance merge <dir>...
   merges the blobs of shard runs found in the folders into one matrix, JUnit file, HTML
   report and exit code (in --output, default ./reports/conformance)
-bawa conformance cleanup [--yes]
-  lists the customers runs left behind (names: CONFORMANCE_NAME_PREFIX, a space, eight hex
-  digits) in CONFORMANCE_DATABASE; --yes deletes them. Needs CONFORMANCE_REFRESH_TOKEN.
+bawa conformance cleanup [--yes] [--contract <file>]
+  lists what runs left behind (names: CONFORMANCE_NAME_PREFIX, a space, eight hex digits) in
+  CONFORMANCE_DATABASE, in every editable resource of the contract; --yes deletes them. Needs
+  CONFORMANCE_REFRESH_TOKEN and the client settings.
 
 Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
   options: {
@@ -164,7 +164,9 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
       // The checks that move the mock's clock would move it under each other's feet.
       if (Number(env.CONFORMANCE_WORKERS ?? 1) > 1)
-        throw new UsageError("--workers above 1 needs a target without a movable clock; the own mock has one");
+        throw new UsageError(
+          `--workers ${env.CONFORMANCE_WORKERS} (CONFORMANCE_WORKERS): the own mock takes one check at a time, since checks move its clock; more need a target (--base-url)`,
+        );
       const mock = buildMock(
         contractFile ? { contract: compileContract(contractFile), seedOptions: { strict: false } } : {},
       );
