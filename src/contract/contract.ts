@@ -132,6 +132,37 @@ const LENGTH_LIMITS: CodeKeywordDefinition = {
   },
 };
 
+/**
+ * The largest integer a JSON number carries exactly: JSON.parse reads 9007199254740993 as
+ * 9007199254740992 and 99999999999999999999 as 1e20, so a larger one would be stored changed,
+ * silently. Every `type: integer` of the contract refuses it (exactIntegers()).
+ */
+const EXACT_INTEGER: CodeKeywordDefinition = {
+  keyword: "x-bawa-exact-integer",
+  type: "number",
+  schemaType: "boolean",
+  error: {
+    message: `must be an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (a JSON number beyond that loses digits)`,
+  },
+  code(cxt: KeywordCxt) {
+    cxt.fail(_`!Number.isSafeInteger(${cxt.data}) && Number.isInteger(${cxt.data})`);
+  },
+};
+
+/** The schemas with EXACT_INTEGER beside every integer type, for Ajv's copy only. */
+function exactIntegers(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(exactIntegers);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = exactIntegers(v);
+  const type = (node as { type?: unknown }).type;
+  if (type === "integer" || (Array.isArray(type) && type.includes("integer"))) out["x-bawa-exact-integer"] = true;
+  return out;
+}
+
+/** The largest magnitude of .NET's decimal, which the service's decimal fields are (format: decimal). */
+const DECIMAL_MAX = 7.922816251426434e28;
+
 /** How a validator treats the data it checks. */
 export interface ValidatorOptions {
   /** Fill missing properties with the contract's `default` (request bodies). */
@@ -168,15 +199,15 @@ export class SchemaSet {
     });
     addFormats.default(ajv, ["uri", "date-time"]);
     // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
-    ajv.addFormat("decimal", { type: "number", validate: () => true });
+    ajv.addFormat("decimal", { type: "number", validate: (n: number) => Math.abs(n) <= DECIMAL_MAX });
     // A date that does not exist (02/30/2024) fails here; one of the wrong form fails the schema's pattern.
     ajv.addFormat(MONTH_DAY_YEAR, {
       type: "string",
       validate: isCalendarDateOrOtherForm,
     });
-    ajv.removeKeyword("maxLength").removeKeyword("minLength").addKeyword(LENGTH_LIMITS);
+    ajv.removeKeyword("maxLength").removeKeyword("minLength").addKeyword(LENGTH_LIMITS).addKeyword(EXACT_INTEGER);
     ajv.addVocabulary(ANNOTATION_KEYWORDS);
-    ajv.addSchema({ $id: this.#id, components: { schemas: this.doc.components.schemas } });
+    ajv.addSchema({ $id: this.#id, components: { schemas: exactIntegers(this.doc.components.schemas) } });
     this.#ajv = ajv;
     return ajv;
   }
@@ -241,7 +272,9 @@ function explain(e: ErrorObject): string {
     case "format":
       return e.params.format === MONTH_DAY_YEAR
         ? "is not a date that exists (month/day/year)"
-        : `must be of format ${e.params.format}`;
+        : e.params.format === "decimal"
+          ? `must be a decimal from -${DECIMAL_MAX} to ${DECIMAL_MAX}`
+          : `must be of format ${e.params.format}`;
     default:
       return e.message ?? e.keyword;
   }

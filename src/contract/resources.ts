@@ -63,6 +63,11 @@ export interface Collection extends Shape {
   sequences: readonly string[];
   /** The property that holds a database id (`x-bawa-database`). */
   databaseProperty: string | undefined;
+  /**
+   * The properties the service sets itself whatever a body says (the sequences and the database),
+   * each with the value a body gives to leave it to the service (its default: `OrganizationId` 0).
+   */
+  serviceSet: ReadonlyArray<{ name: string; unset: unknown }>;
   /** Properties written as month/day/year (`format: month-day-year`). */
   dateProperties: readonly string[];
   /** The JSON types each property allows (`["string", "null"]`), and its format where it has one. */
@@ -279,6 +284,12 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
       nested,
       sequences: [...new Set(sequences)],
       databaseProperty,
+      serviceSet: [...new Set([...sequences, ...(databaseProperty === undefined ? [] : [databaseProperty])])].map(
+        (name) => {
+          const p = resolve(requestProps[name]) ?? {};
+          return { name, unset: requestProps[name]?.default ?? p.default ?? null };
+        },
+      ),
       dateProperties: [...new Set(dates)],
       modelName: c.name.charAt(0).toLowerCase() + c.name.slice(1),
       resources: c.resources,

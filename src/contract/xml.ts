@@ -136,12 +136,19 @@ export class XmlMapping {
       const extra = typeof s.additionalProperties === "object" ? s.additionalProperties : undefined;
       for (const child of children.filter(isElement)) {
         const key = elementName(child);
+        // DataContractSerializer reads each member once; a second would be a value silently lost.
+        if (key in out) throw new XmlError(`<${key}> is given twice in <${elementName(node)}>; give it once`);
         const propSchema = props[key] ?? extra;
         // A-UNKNOWN-PROPERTIES: elements the contract does not name are read untyped, for
         // whoever binds the value to tell which were ignored.
         out[key] = propSchema ? this.#value(child, propSchema) : this.#untyped(child);
       }
       return out;
+    }
+    const inner = children.find(isElement);
+    if (inner) {
+      // Its text around the element would be kept and the element lost: refused, naming both.
+      throw new XmlError(`<${elementName(node)}> holds a value, not the element <${elementName(inner)}> inside it`);
     }
     const text = decodeEntities(children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join(""));
     if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";

@@ -12,7 +12,7 @@ import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
 import { resourceRoutes } from "./resources.ts";
 import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
-import { MAX_DELAY_MS, Scenarios, type TransformContext } from "./scenarios.ts";
+import { MAX_DELAY_MS, Scenarios, type TransformContext, WRITES } from "./scenarios.ts";
 import { ObjectStore, type Seed } from "./store.ts";
 
 export const DEFAULT_CONFIG: MockConfig = {
@@ -128,7 +128,13 @@ export function createMock(options: MockOptions): Mock {
       const refused = local && match.route.local ? refuseForeign(routed, match.route.path) : undefined;
       if (refused) return withMeta(refused, name, 0, true);
       const prefer = preferred(routed, match.route, method, name);
-      return withMeta(prefer.answer ?? handler(routed), name, prefer.delayMs ?? 0, match.route.local === true);
+      const failed = prefer.answer === undefined && !match.route.local ? failedWrite(routed, method, name) : undefined;
+      return withMeta(
+        prefer.answer ?? failed ?? handler(routed),
+        name,
+        prefer.delayMs ?? 0,
+        match.route.local === true,
+      );
     };
 
     const [first = "", ...rest] = segments;
@@ -204,6 +210,14 @@ export function createMock(options: MockOptions): Mock {
     return forced
       ? { answer: forced, ...delay }
       : invalid(`Prefer: code=${prefer.code} can not be produced by this mock.`);
+  }
+
+  /** A failure forced on a write (POST /__mock/failures), answered before the write runs, so it changes nothing. */
+  function failedWrite(req: RoutedRequest, method: string, name: string): MockResponse | undefined {
+    if (scenarios.idle || !WRITES.has(method)) return undefined;
+    const status = scenarios.takeFailure(name);
+    if (status === undefined) return undefined;
+    return forcedAnswer({ ctx, format: req.format, operation: req.operation }, status, "a scenario");
   }
 
   const operations = new Map(contract.resources.operations.map((o) => [o.operationId, o]));

@@ -63,6 +63,31 @@ describe("property names bound as ASP.NET binds them", () => {
     expect(entry.ignored).toEqual(["$type", "shortname2", "Addresses.0.Regio"]);
   });
 
+  it("values the service replaces with its own (OrganizationId, Database) are named, unless they leave it to the service", () => {
+    const { mock, auth } = freshMock();
+    const created = post(mock, auth, { Name: "Own B.V.", OrganizationId: 5, Database: "OTHER" });
+    expect(created.status).toBe(200);
+    expect(created.json()).toMatchObject({ Database: "DEMO" });
+    expect(created.json().OrganizationId).not.toBe(5);
+    expect(created.headers["x-bawa-ignored-properties"]).toBe("OrganizationId, Database");
+    // The description's create body: OrganizationId 0 and no database leave both to the service.
+    const plain = post(mock, auth, { Name: "Plain B.V.", OrganizationId: 0, Database: null });
+    expect(plain.headers["x-bawa-ignored-properties"]).toBeUndefined();
+    // A read object sent back unchanged replaces nothing.
+    const id = plain.json().CustomerId;
+    const back = call(mock, "PUT", `/v1/api/DEMO/Customer/${id}`, {
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ ...plain.json(), Name: "Plain Changed" }),
+    });
+    expect(back.status).toBe(200);
+    expect(back.headers["x-bawa-ignored-properties"]).toBeUndefined();
+    const moved = call(mock, "PUT", `/v1/api/DEMO/Customer/${id}`, {
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ ...plain.json(), OrganizationId: 77, Database: "OTHER" }),
+    });
+    expect(moved.headers["x-bawa-ignored-properties"]).toBe("OrganizationId, Database");
+  });
+
   it("XML element names bind exactly, as DataContract does, and unknown ones are named", () => {
     const { mock, auth } = freshMock();
     const res = call(mock, "POST", "/v1/api/DEMO/Customer", {

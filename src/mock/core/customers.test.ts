@@ -79,6 +79,19 @@ describe("the customer lifecycle", () => {
 });
 
 describe("JSON and XML in both directions", () => {
+  it.each([
+    ["an element given twice", "<Name>a</Name><Name>b</Name>", "<Name> is given twice in <Customer>; give it once"],
+    ["an element inside a value", "<Name>x<b>bold</b>y</Name>", "<Name> holds a value, not the element <b> inside it"],
+  ])("XML with %s is 400 naming it, no value lost", (_name, inner, message) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, "content-type": "application/xml" },
+      body: `<Customer>${inner}</Customer>`,
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().Message).toContain(message);
+  });
+
   it.each(["application/xml", "text/xml"])("creates from %s and answers in the same media type", (type) => {
     const { mock, auth } = freshMock();
     const xml = `<?xml version="1.0"?><Customer xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><CustomerId></CustomerId><Name>Vishandel &amp; Zn.</Name><CreditLimit>1000.5</CreditLimit><IsInFactoring>true</IsInFactoring><Email i:nil="true"/><CustomerGroupId>3</CustomerGroupId><Addresses><Address><City>Urk</City></Address></Addresses></Customer>`;
@@ -237,6 +250,32 @@ describe("the status rules of the service description", () => {
       Message: "The request is invalid.",
       ModelState: { "customer.Name": ["Name is required"] },
     });
+  });
+
+  it.each([
+    [
+      "an integer a JSON number can not carry exactly",
+      '"CustomerGroupId": 9007199254740993',
+      "CustomerGroupId must be an integer from -9007199254740991 to 9007199254740991 (a JSON number beyond that loses digits)",
+    ],
+    [
+      "an integer written as 1e20",
+      '"CustomerGroupId": 99999999999999999999',
+      "CustomerGroupId must be an integer from",
+    ],
+    [
+      "a decimal beyond .NET's decimal",
+      '"CreditLimit": 123456789012345678901234567890',
+      "CreditLimit must be a decimal from",
+    ],
+  ])("rule 3: %s is 400 naming the field, never stored changed", (_name, property, message) => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, "content-type": "application/json" },
+      body: `{"Name": "Exact", ${property}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(Object.values(res.json().ModelState).flat().join()).toContain(message);
   });
 
   it.each([

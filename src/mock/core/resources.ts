@@ -2,7 +2,7 @@
 // per operation, a pure function of (request, state, clock). Nothing here knows
 // a resource by name; what each one is (kind, id, database, dates, shapes) is
 // read from openapi.yaml by src/contract/resources.ts.
-import { isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
+import { type Collection, isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { bindProperties } from "./binding.ts";
 import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./format.ts";
@@ -241,7 +241,7 @@ function createObject(op: Operation): Next {
         { code: "resource.refused" satisfies ResourceCode },
       );
     }
-    return stored(req, c.schema, created.object, input.ignored, "resource.created");
+    return stored(req, c.schema, created.object, sentInVain(input, created.object), "resource.created");
   };
 }
 
@@ -262,7 +262,7 @@ function updateObject(op: Operation): Next {
     const { store, rules } = req.ctx;
     const updated = rules.putChanges ? store.replace(c.name, db, id, input.object) : store.get(c.name, db, id);
     if (!updated) return notFound(req, op, db, id);
-    return stored(req, c.schema, updated, input.ignored, "resource.updated");
+    return stored(req, c.schema, updated, sentInVain(input, updated), "resource.updated");
   };
 }
 
@@ -282,8 +282,25 @@ function deleteObject(op: Operation): Next {
 }
 
 type Read =
-  | { ok: true; object: Record<string, unknown>; ignored: readonly string[] }
+  | {
+      ok: true;
+      object: Record<string, unknown>;
+      ignored: readonly string[];
+      /** Values the body gave for properties the service sets itself (sequences, the database). */
+      given: ReadonlyArray<readonly [string, unknown]>;
+    }
   | { ok: false; response: MockResponse };
+
+/**
+ * What the answer names as sent in vain: the properties that bound to nothing, and those the
+ * service set itself whose value the body gave otherwise (`OrganizationId`, `Database`), so a value
+ * replaced is never replaced silently.
+ */
+function sentInVain(input: Extract<Read, { ok: true }>, stored: StoredObject): readonly string[] {
+  if (input.given.length === 0) return input.ignored;
+  const replaced = input.given.filter(([k, v]) => v !== stored[k]).map(([k]) => k);
+  return replaced.length === 0 ? input.ignored : [...input.ignored, ...replaced];
+}
 
 /**
  * Decodes and validates a body against the collection's request schema, filling in defaults
@@ -310,6 +327,7 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   const bound = bindProperties(body as Record<string, unknown>, fields, c.nested, json);
   if (bound.problems.length > 0) return invalid("The request is invalid.", bound.problems, bound.ignored);
   const raw = bound.value;
+  const given = c.serviceSet.length === 0 ? NOTHING_GIVEN : givenOf(raw, c.serviceSet);
   // What was sent, before defaults fill the rest: only the rules that are off by default read it.
   const sent = rules.acceptAllProperties && rules.fillDefaults ? undefined : Object.keys(raw);
   if (!rules.acceptAllProperties && sent!.length === fields.length) {
@@ -330,7 +348,23 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   const kept = rules.fillDefaults ? fields : fields.filter((k) => sent!.includes(k) || k === idProperty);
   // The stored object holds the contract's properties in its order: a body that has just those,
   // in that order, is stored as it is.
-  return { ok: true, object: inOrder(raw, kept) ? raw : project(raw, kept), ignored: bound.ignored };
+  return { ok: true, object: inOrder(raw, kept) ? raw : project(raw, kept), ignored: bound.ignored, given };
+}
+
+const NOTHING_GIVEN: ReadonlyArray<readonly [string, unknown]> = Object.freeze([]);
+/** The values a body gave for the properties the service sets, other than the value that leaves them to it. */
+function givenOf(
+  raw: Record<string, unknown>,
+  serviceSet: Collection["serviceSet"],
+): ReadonlyArray<readonly [string, unknown]> {
+  let out: Array<readonly [string, unknown]> | undefined;
+  for (const { name, unset } of serviceSet) {
+    const v = raw[name];
+    if (v === undefined || v === null || v === unset) continue;
+    out ??= [];
+    out.push([name, v]);
+  }
+  return out ?? NOTHING_GIVEN;
 }
 
 /** Whether an object's own properties are exactly `keys`, in that order. */

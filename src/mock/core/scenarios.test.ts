@@ -139,6 +139,34 @@ describe("scenarios while the mock runs", () => {
     expect(control(mock, "/__mock/failures", '{"route": "*", "status": 418, "count": 1}').status).toBe(400);
   });
 
+  it("a failure forced on a write is answered before it runs: nothing is stored, changed or deleted", () => {
+    const { mock, auth } = freshMock();
+    const json = { ...auth, "content-type": "application/json" };
+    const ids = () =>
+      (
+        call(mock, "GET", "/v1/api/DEMO/CustomerInfoList", { headers: auth }).json() as Array<{ CustomerId: string }>
+      ).map((c) => c.CustomerId);
+    const before = ids();
+    control(mock, "/__mock/failures", '{"route": "createCustomer", "status": 500, "count": 3}');
+    const create = () => call(mock, "POST", "/v1/api/DEMO/Customer", { headers: json, body: '{"Name": "Retried"}' });
+    expect([create().status, create().status, create().status]).toEqual([500, 500, 500]);
+    expect(ids()).toEqual(before);
+    // The retry after the failures stores one customer, not four.
+    expect(create().status).toBe(200);
+    expect(ids()).toHaveLength(before.length + 1);
+    expect(control(mock, "/__mock/failures", '{"route": "*", "status": 500, "count": 2}').status).toBe(200);
+    expect(call(mock, "DELETE", "/v1/api/DEMO/Customer/1001", { headers: auth }).status).toBe(500);
+    const put = call(mock, "PUT", "/v1/api/DEMO/Customer/1002", {
+      headers: json,
+      body: '{"CustomerId": "1002", "Name": "Changed?"}',
+    });
+    expect(put.status).toBe(500);
+    expect(put.headers["x-bawa-forced"]).toBe("a scenario");
+    expect(ids()).toContain("1001");
+    const kept = call(mock, "GET", "/v1/api/DEMO/Customer/1002", { headers: auth }).json();
+    expect(kept.Name).not.toBe("Changed?");
+  });
+
   it("one token or all tokens expire or are revoked now", () => {
     const { mock } = freshMock();
     const one = codeFlowTokens(mock);

@@ -67,6 +67,9 @@ export interface Failure {
   remaining: number;
 }
 
+/** Methods that change state: a failure forced on them is answered before they run. */
+export const WRITES: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
 /** The longest latency a scenario or `Prefer: delay` may add. */
 export const MAX_DELAY_MS = 60_000;
 
@@ -143,6 +146,22 @@ export class Scenarios {
     this.#summary = undefined;
   }
 
+  /**
+   * The status of a failure forced on the route's next answer, counted off; undefined when none
+   * is. A write asks before it runs, so a forced failure stores, changes and deletes nothing
+   * (a client that retries on 500 makes no duplicates).
+   */
+  takeFailure(route: string): number | undefined {
+    const failure = this.#failures.get(route) ?? this.#failures.get("*");
+    if (!failure || failure.remaining <= 0) return undefined;
+    failure.remaining--;
+    this.#summary = undefined;
+    if (failure.remaining === 0) {
+      for (const [k, f] of this.#failures) if (f === failure) this.#failures.delete(k);
+    }
+    return failure.status;
+  }
+
   /** The next `count` answers of a route are this status (0 removes it). */
   failNext(route: string, status: number, count: number): void {
     if (count > 0) this.#failures.set(route, { status, remaining: count });
@@ -195,15 +214,9 @@ export class Scenarios {
       }
     }
     const route = out.meta?.route;
-    const failure = route === undefined ? undefined : (this.#failures.get(route) ?? this.#failures.get("*"));
-    if (failure && failure.remaining > 0) {
-      failure.remaining--;
-      this.#summary = undefined;
-      if (failure.remaining === 0) {
-        for (const [k, f] of this.#failures) if (f === failure) this.#failures.delete(k);
-      }
-      out = t.forced(out, failure.status);
-    }
+    // A write's failure was forced before it ran (takeFailure(), app.ts), so it changed nothing.
+    const status = route === undefined || WRITES.has(t.req.method.toUpperCase()) ? undefined : this.takeFailure(route);
+    if (status !== undefined) out = t.forced(out, status);
     const latency = (route === undefined ? undefined : this.#latency.get(route)) ?? this.#latency.get("*");
     if (latency) out = { ...out, meta: { ...out.meta, delayMs: Math.max(out.meta?.delayMs ?? 0, latency) } };
     return out;
