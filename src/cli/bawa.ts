@@ -65,9 +65,14 @@ function usageProblem(err: NodeJS.ErrnoException, command: Command): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
+  if (name === "--help" || name === "-h" || name === "help") {
     console.log(await help());
     return 0;
+  }
+  // No command is a usage error (exit 2), so a script that lost its argument does not pass.
+  if (!name) {
+    console.error(`bawa: which command?\n\n${await help()}`);
+    return 2;
   }
   // An own property only: "constructor" or "__proto__" is no command.
   const load = Object.hasOwn(LOADERS, name) ? LOADERS[name] : undefined;

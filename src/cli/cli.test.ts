@@ -96,6 +96,7 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
 
   it("says what is wrong with the command line and exits 2", async () => {
     for (const args of [
+      [],
       ["nope"],
       ["constructor"],
       ["__proto__"],

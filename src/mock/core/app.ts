@@ -250,7 +250,7 @@ export function createMock(options: MockOptions): Mock {
   function handle(req: MockRequest): MockResponse {
     const started = performance.now();
     const format = answerFormat(req.headers.accept);
-    const target = parseTarget(req.url);
+    const target = parseTarget(req.url, req.headers.host);
     const crossOrigin = target.ok ? crossOriginPath(target.segments) : undefined;
     if (crossOrigin && req.method.toUpperCase() === "OPTIONS" && req.headers["access-control-request-method"]) {
       return preflight(req, originsFor(crossOrigin, ctx.allowedOrigins()));
@@ -350,7 +350,22 @@ export type Target =
  * one trailing slash) dropped, as RFC 3986 6.2.2 normalises a URI and IIS does before ASP.NET
  * routes it. Case stays: the router compares literals without case, ids exactly (A-PATH-CASE).
  */
-export function parseTarget(url: string): Target {
+export function parseTarget(target: string, host?: string): Target {
+  let url = target;
+  // The absolute form (RFC 9112 3.2.2: a server MUST accept it), as proxies send it: its authority
+  // is the Host, so it must agree with the header the Host checks read.
+  const absolute = url.startsWith("/") ? null : /^https?:\/\/([^/?#]*)([^#]*)$/i.exec(url);
+  if (absolute) {
+    const authority = absolute[1]!.toLowerCase();
+    if (host !== undefined && authority !== host.toLowerCase()) {
+      return {
+        ok: false,
+        message: `The request target names ${JSON.stringify(authority.slice(0, 100))}, the Host header ${JSON.stringify(host.slice(0, 100))}; they must agree.`,
+        code: "request.bad-target",
+      };
+    }
+    url = absolute[2]!.startsWith("/") ? absolute[2]! : `/${absolute[2]}`;
+  }
   const q = url.indexOf("?");
   const rawPath = q < 0 ? url : url.slice(0, q);
   if (!rawPath.startsWith("/")) {

@@ -92,6 +92,18 @@ describe("one decision of what a path is", () => {
     expect(parseTarget("/../__mock/reset")).toMatchObject({ ok: false, code: "request.bad-path" });
     expect(parseTarget("/a/%zz")).toMatchObject({ ok: false, code: "request.bad-path" });
     expect(parseTarget("*")).toMatchObject({ ok: false, code: "request.bad-target" });
+    // The absolute form, as a proxy sends it (RFC 9112 3.2.2), when it names the Host.
+    expect(parseTarget("http://127.0.0.1:4010/v1/api?$top=1", "127.0.0.1:4010")).toMatchObject({
+      ok: true,
+      segments: ["v1", "api"],
+      rawPath: "/v1/api",
+    });
+    expect(parseTarget("HTTP://Localhost:4010", "localhost:4010")).toMatchObject({ ok: true, segments: [] });
+    expect(parseTarget("http://evil.example/__mock/reset", "127.0.0.1:4010")).toMatchObject({
+      ok: false,
+      code: "request.bad-target",
+      message: expect.stringContaining('names "evil.example", the Host header "127.0.0.1:4010"'),
+    });
   });
 });
 
