@@ -176,6 +176,16 @@ export interface ValidatorOptions {
 export class SchemaSet {
   #ajv: Ajv2020 | undefined;
   readonly #cache = new Map<string, ValidateFunction>();
+  /** The patterns of the contract's month/day/year dates: a value that misses one is told so in words. */
+  #dates: ReadonlySet<string> | undefined;
+  get #datePatterns(): ReadonlySet<string> {
+    this.#dates ??= new Set(
+      Object.values(this.doc.components.schemas)
+        .filter((s) => s.format === MONTH_DAY_YEAR && typeof s.pattern === "string")
+        .map((s) => s.pattern as string),
+    );
+    return this.#dates;
+  }
   readonly #id = "bawa:contract";
 
   constructor(
@@ -227,7 +237,7 @@ export class SchemaSet {
   /** Validates `data` against a named schema; returns readable problems, empty when valid. */
   check(name: string, data: unknown): Problem[] {
     const fn = this.validator(name);
-    return fn(data) ? [] : describeErrors(fn.errors ?? []);
+    return fn(data) ? [] : describeErrors(fn.errors ?? [], this.#datePatterns);
   }
 }
 
@@ -239,13 +249,16 @@ export interface Problem {
 }
 
 /** Turns Ajv errors into one readable problem per field. */
-export function describeErrors(errors: ErrorObject[]): Problem[] {
+export function describeErrors(errors: ErrorObject[], datePatterns: ReadonlySet<string> = new Set()): Problem[] {
   const out: Problem[] = [];
   const seen = new Set<string>();
   for (const e of errors) {
     const base = e.instancePath.split("/").slice(1).map(decodePointer).join(".");
     const field = e.keyword === "required" ? join(base, String(e.params.missingProperty)) : base;
-    const message = explain(e);
+    const message =
+      e.keyword === "pattern" && datePatterns.has(String(e.params.pattern))
+        ? "must be a date written month/day/year (03/31/2024 or 3/31/2024)"
+        : explain(e);
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -375,7 +375,11 @@ describe("bad bodies get a 400 or 415 that names the problem", () => {
     ['{"Name":"X","CustomerGroupId":1.5}', "customer.CustomerGroupId", "CustomerGroupId must be of type integer"],
     ['{"Name":"X","IsInFactoring":"ja"}', "customer.IsInFactoring", "IsInFactoring must be of type boolean"],
     ['{"Name":"X","ChargeVatTypeId":null}', "customer.ChargeVatTypeId", "ChargeVatTypeId must be of type string"],
-    ['{"Name":"X","CocDate":"2024-01-31"}', "customer.CocDate", "CocDate must match"],
+    [
+      '{"Name":"X","CocDate":"2024-01-31"}',
+      "customer.CocDate",
+      "CocDate must be a date written month/day/year (03/31/2024 or 3/31/2024)",
+    ],
     [
       '{"Name":"X","VatVerificationDate":"02/30/2024"}',
       "customer.VatVerificationDate",

@@ -8,7 +8,7 @@ import type { MockResponse } from "./http.ts";
 
 interface Template {
   code: string;
-  message: string;
+  message: string | ((a: Answering) => string);
   /** The refused fields of a 400: the first required property of the operation's request schema. */
   problems?: (a: Answering) => Problem[];
 }
@@ -24,7 +24,14 @@ const TEMPLATES: Readonly<Record<number, Template>> = {
     },
   },
   401: { code: "auth.invalid-token", message: "Authorization has been denied for this request." },
-  404: { code: "resource.not-found", message: "No object with this id exists." },
+  404: {
+    code: "resource.not-found",
+    // An object's path names an id; any other (a list) has none to miss: ASP.NET Web API's own words.
+    message: (a) =>
+      a.operation?.idParam !== undefined
+        ? "No object with this id exists."
+        : "No HTTP resource was found that matches the request URI.",
+  },
   413: { code: "body.too-large", message: "The request body is larger than the 1 MiB this service accepts." },
   415: { code: "body.unsupported-media-type", message: "The Content-Type is not supported." },
   // ASP.NET Web API's own words for an unhandled exception.
@@ -59,7 +66,8 @@ export function forcedAnswer(
   if (!t) return undefined;
   const headers: Record<string, string> = { "x-bawa-forced": why };
   if (status === 401) headers["www-authenticate"] = challenge({ kind: "invalid", description: `forced by ${why}` });
-  return problem(a, status, t.message, t.problems?.(a) ?? [], headers, { ...meta, code: t.code });
+  const message = typeof t.message === "string" ? t.message : t.message(a);
+  return problem(a, status, message, t.problems?.(a) ?? [], headers, { ...meta, code: t.code });
 }
 
 /** The statuses forcedAnswer can give. */

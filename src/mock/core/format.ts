@@ -77,7 +77,7 @@ export function bodyFormat(contentType: string | undefined): Format | undefined 
 export interface Answering {
   ctx: { contract: CompiledContract; rules: Pick<Rules, "jsonNames"> };
   format: Format;
-  operation?: Pick<Operation, "collection"> | undefined;
+  operation?: Pick<Operation, "collection" | "idParam"> | undefined;
 }
 
 // Stored objects are never changed in place (PUT stores a new object), so

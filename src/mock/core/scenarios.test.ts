@@ -85,6 +85,11 @@ describe("Prefer: delay=", () => {
       headers: { ...auth, prefer: "code=404, delay=10" },
     });
     expect([both.status, both.meta?.delayMs]).toEqual([404, 10]);
+    expect(both.json().Message).toBe("No object with this id exists.");
+    // A list has no id to miss: a forced 404 there says what ASP.NET Web API says.
+    const list = call(mock, "GET", "/v1/api/DEMO/CustomerInfoList?__code=404", { headers: auth });
+    expect(list.status).toBe(404);
+    expect(list.json().Message).toBe("No HTTP resource was found that matches the request URI.");
     for (const bad of ["delay=60001", "delay=-1", "delay=soon"]) {
       const refused = call(mock, "GET", "/v1/api/DEMO/Customer/1001", { headers: { ...auth, prefer: bad } });
       expect(refused.status, bad).toBe(400);
