@@ -45,10 +45,11 @@ options (flag, else environment variable, else default):
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names the portal and control
                                       calls answer to (a proxy's name); the listen
                                       address and, on loopback, localhost always work
-  --control-token <t> BAWA_CONTROL_TOKEN  the token the control calls and the dashboard
-                                      require (at least 16 of A-Z a-z 0-9 . _ ~ -); on a
-                                      non-loopback address one is made up and printed
-  --cors-origins <list|*> BAWA_CORS_ORIGINS  origins a browser page may call from
+  --control-token <t> BAWA_CONTROL_TOKEN  the token the control calls, the dashboard and the
+                                      portal require (at least 16 of A-Z a-z 0-9 . _ ~ -); on
+                                      a non-loopback address one is made up and printed
+  --cors-origins <list|*> BAWA_CORS_ORIGINS  origins a browser page may call from (* opens
+                                      the API and token endpoint, not the control calls)
                                       (default: those of the active applications' redirect URIs)
   --json-names <pascal|camel> BAWA_JSON_NAMES  property names of JSON answers   (pascal)
   --rules <list>                      rules that differ from the start, e.g.

@@ -37,8 +37,9 @@ options (flag, else environment variable, else default):
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names its own pages answer to
   --control-token <t> BAWA_CONTROL_TOKEN  the token its dashboard and GET /__mock/requests
                                       require; on a non-loopback address one is made up
-  --cors-origins <list|*> BAWA_CORS_ORIGINS  origins a page may read its request log from
-                                      (forwarded calls carry the target's own CORS answers)
+  --cors-origins <list> BAWA_CORS_ORIGINS  origins a page may read its request log from,
+                                      by name (* opens none of its own calls; forwarded calls
+                                      carry the target's own CORS answers)
   --quiet                             no request log on standard output
   -h, --help                          this text`,
   options: {

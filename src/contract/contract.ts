@@ -135,7 +135,7 @@ const LENGTH_LIMITS: CodeKeywordDefinition = {
 /**
  * The largest integer a JSON number carries exactly: JSON.parse reads 9007199254740993 as
  * 9007199254740992 and 99999999999999999999 as 1e20, so a larger one would be stored changed,
- * silently. Every `type: integer` of the contract refuses it (exactIntegers()).
+ * silently. Every `type: integer` of a request body refuses it (exactIntegers()).
  */
 const EXACT_INTEGER: CodeKeywordDefinition = {
   keyword: "x-bawa-exact-integer",
@@ -149,7 +149,7 @@ const EXACT_INTEGER: CodeKeywordDefinition = {
   },
 };
 
-/** The schemas with EXACT_INTEGER beside every integer type, for Ajv's copy only. */
+/** The schemas with EXACT_INTEGER beside every integer type, for Ajv's copy of request schemas only. */
 function exactIntegers(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(exactIntegers);
   if (typeof node !== "object" || node === null) return node;
@@ -167,6 +167,11 @@ const DECIMAL_MAX = 7.922816251426434e28;
 export interface ValidatorOptions {
   /** Fill missing properties with the contract's `default` (request bodies). */
   useDefaults?: boolean;
+  /**
+   * Refuse integers a JSON number does not carry exactly (request bodies, so the mock stores no
+   * value changed). Not for answers: a server that sends one is valid; the loss is the reader's.
+   */
+  exactIntegers?: boolean;
 }
 
 /**
@@ -217,7 +222,10 @@ export class SchemaSet {
     });
     ajv.removeKeyword("maxLength").removeKeyword("minLength").addKeyword(LENGTH_LIMITS).addKeyword(EXACT_INTEGER);
     ajv.addVocabulary(ANNOTATION_KEYWORDS);
-    ajv.addSchema({ $id: this.#id, components: { schemas: exactIntegers(this.doc.components.schemas) } });
+    const schemas = this.options.exactIntegers
+      ? exactIntegers(this.doc.components.schemas)
+      : this.doc.components.schemas;
+    ajv.addSchema({ $id: this.#id, components: { schemas } });
     this.#ajv = ajv;
     return ajv;
   }

@@ -28,7 +28,7 @@ export function compileContract(path: string = CONTRACT_PATH, options: { eager?:
   const contract = {
     doc,
     answers: new SchemaSet(doc),
-    requests: new SchemaSet(doc, { useDefaults: true }),
+    requests: new SchemaSet(doc, { useDefaults: true, exactIntegers: true }),
     xml: new XmlMapping(doc),
     resources: buildResourceModel(doc),
   };

@@ -137,7 +137,8 @@ export class XmlMapping {
       for (const child of children.filter(isElement)) {
         const key = elementName(child);
         // DataContractSerializer reads each member once; a second would be a value silently lost.
-        if (key in out) throw new XmlError(`<${key}> is given twice in <${elementName(node)}>; give it once`);
+        if (Object.hasOwn(out, key))
+          throw new XmlError(`<${key}> is given twice in <${elementName(node)}>; give it once`);
         const propSchema = props[key] ?? extra;
         // A-UNKNOWN-PROPERTIES: elements the contract does not name are read untyped, for
         // whoever binds the value to tell which were ignored.

@@ -4,7 +4,7 @@
 // only what forwarding needs may change, and the proxy's own pages keep the
 // mock's guard.
 import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
@@ -76,6 +76,34 @@ describe("bawa proxy forwards", () => {
       "x-forwarded-proto": "http",
       "x-forwarded-for": "127.0.0.1",
     });
+  });
+
+  it("every cookie but its own dashboard's (the proxy's control token stays with the proxy)", async () => {
+    seen.length = 0;
+    await fetch(`${proxy.url}/v1/api/DEMO/Unknown`, { headers: { cookie: "a=1; bawa_control=secret; b=2" } });
+    expect(seen[0]!.headers.cookie).toBe("a=1; b=2");
+    await fetch(`${proxy.url}/v1/api/DEMO/Unknown`, { headers: { cookie: "bawa_control=secret" } });
+    expect(seen[1]!.headers.cookie).toBeUndefined();
+  });
+
+  it("a request in the absolute form, as a client with HTTP_PROXY sends it, by its path", async () => {
+    seen.length = 0;
+    const { port } = new URL(proxy.url);
+    const raw = await new Promise<string>((done, fail) => {
+      const socket = connect(Number(port), "127.0.0.1", () =>
+        socket.write(
+          `GET http://127.0.0.1:${port}/v1/api/DEMO/Unknown?y=2 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      let text = "";
+      socket.on("data", (d) => (text += d));
+      socket.on("end", () => done(text));
+      socket.on("error", fail);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 404/);
+    expect(seen[0]!.url).toBe("/v1/api/DEMO/Unknown?y=2");
+    // The proxy is still up.
+    expect((await fetch(`${proxy.url}/v1/api/DEMO/Unknown`)).status).toBe(404);
   });
 
   it("a compressed answer as it was sent, and judges what it says", async () => {

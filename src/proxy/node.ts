@@ -22,6 +22,7 @@ import { requestLogRoute } from "../mock/core/control.ts";
 import type { AllowedOrigins } from "../mock/core/cors.ts";
 import { bodyBytes } from "../mock/core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS } from "../mock/core/limits.ts";
+import { CONTROL_COOKIE } from "../mock/core/local.ts";
 import { RequestLog } from "../mock/core/request-log.ts";
 import { matchRoute } from "../mock/core/router.ts";
 import { dashboardRoutes } from "../mock/dashboard/routes.ts";
@@ -138,6 +139,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // A request's headers must arrive within the mock's limit; its body may take as long as the target allows.
   const server = createServer({ maxHeaderSize: 64 * 1024, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
+    // The absolute form (RFC 9112 3.2.2), as a client with HTTP_PROXY set sends it: its path is
+    // what goes on; anything else that is not a path ("*") the target could not be asked.
+    const url = req.url ?? "/";
+    if (!url.startsWith("/")) {
+      const absolute = /^https?:\/\/[^/?#]*([^#]*)$/i.exec(url);
+      if (!absolute) {
+        res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+        res.end(`bawa proxy: the request target ${JSON.stringify(url.slice(0, 100))} is not a path\n`);
+        return;
+      }
+      req.url = absolute[1]!.startsWith("/") ? absolute[1]! : `/${absolute[1]}`;
+    }
     if (isOwn(req.url ?? "/")) answerOwn(req, res);
     else forward(req, res);
   });
@@ -409,7 +422,15 @@ function forwardedHeaders(req: IncomingMessage, target: URL): Record<string, str
     const name = req.rawHeaders[i]!;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || listed.has(lower) || lower === "host") continue;
-    const value = req.rawHeaders[i + 1]!;
+    let value = req.rawHeaders[i + 1]!;
+    // The proxy's own dashboard cookie (its control token) is the proxy's, never the target's.
+    if (lower === "cookie") {
+      value = value
+        .split(";")
+        .filter((c) => c.trim().split("=")[0] !== CONTROL_COOKIE)
+        .join(";");
+      if (value.trim() === "") continue;
+    }
     const known = out[lower];
     out[lower] = known === undefined ? value : [...[known].flat(), value];
   }

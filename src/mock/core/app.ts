@@ -217,7 +217,9 @@ export function createMock(options: MockOptions): Mock {
     if (scenarios.idle || !WRITES.has(method)) return undefined;
     const status = scenarios.takeFailure(name);
     if (status === undefined) return undefined;
-    return forcedAnswer({ ctx, format: req.format, operation: req.operation }, status, "a scenario");
+    return forcedAnswer({ ctx, format: req.format, operation: req.operation }, status, "a scenario", {
+      forcedFailure: true,
+    });
   }
 
   const operations = new Map(contract.resources.operations.map((o) => [o.operationId, o]));

@@ -56,6 +56,8 @@ export interface AnswerMeta {
   format?: Format;
   /** The message of an error answer. */
   problem?: string;
+  /** A failure a scenario forced on a write before it ran: the switches leave it as it is. */
+  forcedFailure?: boolean;
   client?: string;
   user?: string;
   database?: string;

@@ -84,8 +84,11 @@ describe("list parameters (A-LIST-PARAMETERS)", () => {
       expect(res.status, `${c}: ${res.text}`).toBe(200);
       expect(res.json().map((x: { CustomerId: string }) => x.CustomerId)).toEqual([id]);
     }
-    // Percent signs are text, not decoded a second time: '%42' is not "B".
+    // Percent signs are text, not decoded a second time: '%42' is not "B", %27 is no quote.
     expect(list("startswith(Name,'%42')").json()).toEqual([]);
+    const encodedQuotes = list("Name eq %27x%27");
+    expect(encodedQuotes.status).toBe(400);
+    expect(encodedQuotes.json().Message).toMatch(/^\$filter is not valid OData/);
     // Positions are the filter's own, whatever a literal held.
     expect(list("Name eq 'a/b#c' and Fax eq null").json().Message).toMatch(/uses "Fax" at character 21/);
     expect(list("City eq 'Utrecht").json().Message).toBe(

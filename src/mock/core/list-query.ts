@@ -149,6 +149,12 @@ function encodeLiterals(text: string): { text: string; at: (i: number) => number
     const c = text[i]!;
     if (opened < 0) {
       if (c === "'") opened = i;
+      else if (c === "%") {
+        // A percent sign outside a string is text, not an escape the parser would read as a quote (%27).
+        out += "%25";
+        origin.push(i, i, i);
+        continue;
+      }
     } else if (c === "'") {
       if (text[i + 1] === "'") {
         out += "''";
@@ -171,7 +177,15 @@ function encodeLiterals(text: string): { text: string; at: (i: number) => number
 }
 
 /** A string literal's value, as encodeLiterals() handed it to the parser. */
-const literalValue = (raw: string): string => decodeURIComponent(raw.slice(1, -1)).replaceAll("''", "'");
+const literalValue = (raw: string): string => {
+  const inner = raw.slice(1, -1);
+  try {
+    return decodeURIComponent(inner).replaceAll("''", "'");
+  } catch {
+    // Only text encodeLiterals() did not write reaches here; it is taken as it is, never a 500.
+    return inner.replaceAll("''", "'");
+  }
+};
 
 /**
  * Applies a query: filter, then order, then skip and top (OData's order), to the items as `view`

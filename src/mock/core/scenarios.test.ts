@@ -170,6 +170,11 @@ describe("scenarios while the mock runs", () => {
     expect(ids()).toContain("1001");
     const kept = call(mock, "GET", "/v1/api/DEMO/Customer/1002", { headers: auth }).json();
     expect(kept.Name).not.toBe("Changed?");
+    // The fault switches that are on leave a forced failure as it is.
+    expect(control(mock, "/__mock/scenarios/unknown-id-200", '{"on": true}').status).toBe(200);
+    control(mock, "/__mock/failures", '{"route": "deleteCustomer", "status": 404, "count": 1}');
+    const forced = call(mock, "DELETE", "/v1/api/DEMO/Customer/1003", { headers: auth });
+    expect([forced.status, forced.headers["x-bawa-forced"]]).toEqual([404, "a scenario"]);
   });
 
   it("one token or all tokens expire or are revoked now", () => {

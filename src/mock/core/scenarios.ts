@@ -208,15 +208,19 @@ export class Scenarios {
   apply(res: MockResponse, t: TransformContext): MockResponse {
     if (res.meta?.local) return res;
     let out = res;
-    for (const name of this.#on) {
-      for (const transform of this.#registry.get(name)?.transforms ?? []) {
-        if (matches(transform, out)) out = transform.apply(out, t);
-      }
-    }
     const route = out.meta?.route;
-    // A write's failure was forced before it ran (takeFailure(), app.ts), so it changed nothing.
-    const status = route === undefined || WRITES.has(t.req.method.toUpperCase()) ? undefined : this.takeFailure(route);
-    if (status !== undefined) out = t.forced(out, status);
+    // A write's failure was forced before it ran (takeFailure(), app.ts), so it changed nothing;
+    // as a read's, it stands for the answer whatever the switches would have made of it.
+    if (!res.meta?.forcedFailure) {
+      for (const name of this.#on) {
+        for (const transform of this.#registry.get(name)?.transforms ?? []) {
+          if (matches(transform, out)) out = transform.apply(out, t);
+        }
+      }
+      const status =
+        route === undefined || WRITES.has(t.req.method.toUpperCase()) ? undefined : this.takeFailure(route);
+      if (status !== undefined) out = t.forced(out, status);
+    }
     const latency = (route === undefined ? undefined : this.#latency.get(route)) ?? this.#latency.get("*");
     if (latency) out = { ...out, meta: { ...out.meta, delayMs: Math.max(out.meta?.delayMs ?? 0, latency) } };
     return out;

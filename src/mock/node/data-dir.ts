@@ -77,6 +77,8 @@ export class DataDir implements Journal {
         fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND,
         0o600,
       );
+      // A journal of an earlier version was made readable by all.
+      fs.fchmodSync(this.#fd, 0o600);
     } catch (err) {
       this.#lock.release();
       if (err instanceof DataDirError) throw err;
