@@ -263,10 +263,7 @@ export function describeErrors(errors: ErrorObject[], datePatterns: ReadonlySet<
   for (const e of errors) {
     const base = e.instancePath.split("/").slice(1).map(decodePointer).join(".");
     const field = e.keyword === "required" ? join(base, String(e.params.missingProperty)) : base;
-    const message =
-      e.keyword === "pattern" && datePatterns.has(String(e.params.pattern))
-        ? "must be a date written month/day/year (03/31/2024 or 3/31/2024)"
-        : explain(e);
+    const message = explain(e, datePatterns);
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -278,14 +275,16 @@ export function describeErrors(errors: ErrorObject[], datePatterns: ReadonlySet<
 const join = (a: string, b: string) => (a ? `${a}.${b}` : b);
 const decodePointer = (s: string) => s.replaceAll("~1", "/").replaceAll("~0", "~");
 
-function explain(e: ErrorObject): string {
+function explain(e: ErrorObject, datePatterns: ReadonlySet<string>): string {
   switch (e.keyword) {
     case "required":
       return "is required";
     case "type":
       return `must be of type ${[e.params.type].flat().join(" or ")}`;
     case "pattern":
-      return `must match ${e.params.pattern}`;
+      return datePatterns.has(String(e.params.pattern))
+        ? "must be a date written month/day/year (03/31/2024 or 3/31/2024)"
+        : `must match ${e.params.pattern}`;
     case "enum":
       return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     case "const":

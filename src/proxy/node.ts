@@ -20,7 +20,7 @@ import type { CompiledContract } from "../contract/index.ts";
 import { createMock } from "../mock/core/app.ts";
 import { requestLogRoute } from "../mock/core/control.ts";
 import type { AllowedOrigins } from "../mock/core/cors.ts";
-import { bodyBytes } from "../mock/core/http.ts";
+import { absoluteForm, bodyBytes } from "../mock/core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS } from "../mock/core/limits.ts";
 import { CONTROL_COOKIE } from "../mock/core/local.ts";
 import { RequestLog } from "../mock/core/request-log.ts";
@@ -143,13 +143,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     // what goes on; anything else that is not a path ("*") the target could not be asked.
     const url = req.url ?? "/";
     if (!url.startsWith("/")) {
-      const absolute = /^https?:\/\/[^/?#]*([^#]*)$/i.exec(url);
+      const absolute = absoluteForm(url);
       if (!absolute) {
         res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
         res.end(`bawa proxy: the request target ${JSON.stringify(url.slice(0, 100))} is not a path\n`);
         return;
       }
-      req.url = absolute[1]!.startsWith("/") ? absolute[1]! : `/${absolute[1]}`;
+      req.url = absolute.path;
     }
     if (isOwn(req.url ?? "/")) answerOwn(req, res);
     else forward(req, res);

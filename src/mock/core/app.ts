@@ -4,10 +4,18 @@ import { type CompiledContract, compileContract } from "../../contract/index.ts"
 import type { TokenVerifier } from "./bearer.ts";
 import { type Journal, StorageError } from "./changes.ts";
 import { MovableClock } from "./clock.ts";
-import { type AllowedOrigins, crossOriginPath, originsFor, preflight, withCors } from "./cors.ts";
+import { type AllowedOrigins, crossOriginPath, preflight, withCors } from "./cors.ts";
 import { declaredStatuses, forcedAnswer } from "./forced.ts";
 import { type Answering, answerFormat, encode, JSON_FORMAT, problem, XML_FORMAT } from "./format.ts";
-import { bodyBytes, type MockRequest, type MockResponse, type Params, parseParams, single } from "./http.ts";
+import {
+  absoluteForm,
+  bodyBytes,
+  type MockRequest,
+  type MockResponse,
+  type Params,
+  parseParams,
+  single,
+} from "./http.ts";
 import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
 import { resourceRoutes } from "./resources.ts";
@@ -255,11 +263,11 @@ export function createMock(options: MockOptions): Mock {
     const target = parseTarget(req.url, req.headers.host);
     const crossOrigin = target.ok ? crossOriginPath(target.segments) : undefined;
     if (crossOrigin && req.method.toUpperCase() === "OPTIONS" && req.headers["access-control-request-method"]) {
-      return preflight(req, originsFor(crossOrigin, ctx.allowedOrigins()));
+      return preflight(req, crossOrigin, ctx.allowedOrigins());
     }
     let res = route(req, target, format);
     if (!scenarios.idle) res = scenarios.apply(res, transforms(req));
-    if (crossOrigin) res = withCors(req, res, () => originsFor(crossOrigin, ctx.allowedOrigins()));
+    if (crossOrigin) res = withCors(req, res, crossOrigin, ctx.allowedOrigins);
     const summary = scenarios.summary();
     if (summary) res.headers["x-bawa-faults"] = summary.slice(0, 1000);
     if (!(req.url.startsWith("/__mock") && (req.method === "GET" || req.method === "HEAD"))) {
@@ -354,19 +362,17 @@ export type Target =
  */
 export function parseTarget(target: string, host?: string): Target {
   let url = target;
-  // The absolute form (RFC 9112 3.2.2: a server MUST accept it), as proxies send it: its authority
-  // is the Host, so it must agree with the header the Host checks read.
-  const absolute = url.startsWith("/") ? null : /^https?:\/\/([^/?#]*)([^#]*)$/i.exec(url);
+  // The absolute form: its authority is the Host, so it must agree with the header the Host checks read.
+  const absolute = absoluteForm(url);
   if (absolute) {
-    const authority = absolute[1]!.toLowerCase();
-    if (host !== undefined && authority !== host.toLowerCase()) {
+    if (host !== undefined && absolute.authority !== host.toLowerCase()) {
       return {
         ok: false,
-        message: `The request target names ${JSON.stringify(authority.slice(0, 100))}, the Host header ${JSON.stringify(host.slice(0, 100))}; they must agree.`,
+        message: `The request target names ${JSON.stringify(absolute.authority.slice(0, 100))}, the Host header ${JSON.stringify(host.slice(0, 100))}; they must agree.`,
         code: "request.bad-target",
       };
     }
-    url = absolute[2]!.startsWith("/") ? absolute[2]! : `/${absolute[2]}`;
+    url = absolute.path;
   }
   const q = url.indexOf("?");
   const rawPath = q < 0 ? url : url.slice(0, q);

@@ -14,7 +14,9 @@ const ALWAYS_ALLOWED_HEADERS = ["authorization", "content-type", "accept", "pref
  * The paths a page may call across origins, read from the path's decoded segments (app.ts
  * parseTarget), as the router reads them: the versioned API, and the control calls.
  */
-export const crossOriginPath = (segments: readonly string[]): "api" | "control" | undefined => {
+export type CrossOriginKind = "api" | "control";
+
+export const crossOriginPath = (segments: readonly string[]): CrossOriginKind | undefined => {
   const first = segments[0] ?? "";
   if (/^[vV]\d+$/.test(first)) return "api";
   return first.toLowerCase() === "__mock" ? "control" : undefined;
@@ -25,7 +27,7 @@ export const crossOriginPath = (segments: readonly string[]): "api" | "control" 
  * the control calls: they read secrets, mint tokens and switch faults, so only an origin listed by
  * name may call them (decision 0009).
  */
-export const originsFor = (kind: "api" | "control", allowed: AllowedOrigins): AllowedOrigins =>
+export const originsFor = (kind: CrossOriginKind, allowed: AllowedOrigins): AllowedOrigins =>
   kind === "control" && allowed === "*" ? [] : allowed;
 
 /** The request's origin when it may call, else undefined. */
@@ -38,8 +40,8 @@ export function allowedOrigin(origin: string | undefined, allowed: AllowedOrigin
 }
 
 /** The answer to a preflight (OPTIONS with Access-Control-Request-Method). */
-export function preflight(req: MockRequest, allowed: AllowedOrigins): MockResponse {
-  const origin = allowedOrigin(req.headers.origin, allowed);
+export function preflight(req: MockRequest, kind: CrossOriginKind, allowed: AllowedOrigins): MockResponse {
+  const origin = allowedOrigin(req.headers.origin, originsFor(kind, allowed));
   const vary = { vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers" };
   if (!origin) {
     return {
@@ -72,8 +74,14 @@ export function preflight(req: MockRequest, allowed: AllowedOrigins): MockRespon
  * Every answer to an allowed origin, errors included, says so and shows the mock's own headers.
  * The answer is the request's own: its headers are set in place.
  */
-export function withCors(req: MockRequest, res: MockResponse, allowed: () => AllowedOrigins): MockResponse {
-  const origin = req.headers.origin === undefined ? undefined : allowedOrigin(req.headers.origin, allowed());
+export function withCors(
+  req: MockRequest,
+  res: MockResponse,
+  kind: CrossOriginKind,
+  allowed: () => AllowedOrigins,
+): MockResponse {
+  const origin =
+    req.headers.origin === undefined ? undefined : allowedOrigin(req.headers.origin, originsFor(kind, allowed()));
   const h = res.headers;
   h.vary = h.vary ? `${h.vary}, Origin` : "Origin";
   if (origin) {

@@ -108,6 +108,18 @@ export function single(params: Params, name: string): string | undefined | null 
   return v.length === 1 ? v[0] : null;
 }
 
+/**
+ * A request target in the absolute form (RFC 9112 3.2.2: a server MUST accept it; a proxy, or a
+ * client with HTTP_PROXY set, sends it), split into its authority and its path and query;
+ * undefined for a target of any other form.
+ */
+export function absoluteForm(target: string): { authority: string; path: string } | undefined {
+  if (target.startsWith("/")) return undefined;
+  const m = /^https?:\/\/([^/?#]*)([^#]*)$/i.exec(target);
+  if (!m) return undefined;
+  return { authority: m[1]!.toLowerCase(), path: m[2]!.startsWith("/") ? m[2]! : `/${m[2]}` };
+}
+
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
   return contentType?.split(";")[0]?.trim().toLowerCase() || undefined;
 }

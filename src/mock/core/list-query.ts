@@ -137,9 +137,9 @@ export function parseListQuery(query: Params, fields: readonly string[]): Parsed
  * The filter as the parser reads it: odata-v4-parser takes the text of a URL, still
  * percent-encoded, and refuses a "/", "%", "#" or "?" inside a string literal, which the query's
  * decoding has already made plain ('Jansen/De Vries', '100% Zeker'). Each ASCII character of a
- * literal but letters, digits and spaces is encoded again (literalValue() decodes it), with a
- * map from the encoded text's positions back to the filter's. A string that is not closed
- * answers the position of its opening quote.
+ * literal but letters, digits and spaces is encoded again (literalValue() decodes it), and so is a
+ * "%" outside one (the parser would read %27 as a quote), with a map from the encoded text's
+ * positions back to the filter's. A string that is not closed answers the position of its quote.
  */
 function encodeLiterals(text: string): { text: string; at: (i: number) => number } | number {
   let out = "";
@@ -147,25 +147,16 @@ function encodeLiterals(text: string): { text: string; at: (i: number) => number
   let opened = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if (opened < 0) {
-      if (c === "'") opened = i;
-      else if (c === "%") {
-        // A percent sign outside a string is text, not an escape the parser would read as a quote (%27).
-        out += "%25";
-        origin.push(i, i, i);
-        continue;
-      }
-    } else if (c === "'") {
-      if (text[i + 1] === "'") {
+    if (c === "'") {
+      if (opened >= 0 && text[i + 1] === "'") {
         out += "''";
         origin.push(i, i + 1);
         i++;
         continue;
       }
-      opened = -1;
-    } else if (c.charCodeAt(0) < 128 && !/[A-Za-z0-9 ]/.test(c)) {
-      const e = `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
-      out += e;
+      opened = opened < 0 ? i : -1;
+    } else if (opened >= 0 ? c.charCodeAt(0) < 128 && !/[A-Za-z0-9 ]/.test(c) : c === "%") {
+      out += `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
       origin.push(i, i, i);
       continue;
     }

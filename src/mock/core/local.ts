@@ -5,7 +5,7 @@
 // refused, and control calls take only JSON, which no cross-site form or
 // simple request can send (no preflight would let it through).
 import { controlJson } from "./control.ts";
-import { allowedOrigin } from "./cors.ts";
+import { allowedOrigin, originsFor } from "./cors.ts";
 import { type MockResponse, mediaTypeOf, single } from "./http.ts";
 import { html, screen } from "./oauth/pages.ts";
 import { cookies, sameSecret } from "./oauth/secrets.ts";
@@ -39,9 +39,7 @@ export function refuseForeign(req: RoutedRequest, path: string): MockResponse | 
   }
   if (SAFE_METHODS.has(req.method.toUpperCase())) return undefined;
   const origin = req.headers.origin;
-  // Only an origin listed by name may drive the control calls: --cors-origins '*' opens the API, not them.
-  const allowed = req.ctx.allowedOrigins();
-  const pageMayCall = control && allowed !== "*" && allowedOrigin(origin, allowed) !== undefined;
+  const pageMayCall = control && allowedOrigin(origin, originsFor("control", req.ctx.allowedOrigins())) !== undefined;
   if (origin !== undefined && !isOwnOrigin(origin, host, ownHosts) && !pageMayCall) {
     return refuse(403, `A page of another site (Origin ${origin.slice(0, 100)}) can not change this mock.`);
   }

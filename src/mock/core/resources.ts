@@ -327,7 +327,7 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   const bound = bindProperties(body as Record<string, unknown>, fields, c.nested, json);
   if (bound.problems.length > 0) return invalid("The request is invalid.", bound.problems, bound.ignored);
   const raw = bound.value;
-  const given = c.serviceSet.length === 0 ? NOTHING_GIVEN : givenOf(raw, c.serviceSet);
+  const given = givenOf(raw, c.serviceSet);
   // What was sent, before defaults fill the rest: only the rules that are off by default read it.
   const sent = rules.acceptAllProperties && rules.fillDefaults ? undefined : Object.keys(raw);
   if (!rules.acceptAllProperties && sent!.length === fields.length) {
