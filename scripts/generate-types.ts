@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { PROJECT_ROOT } from "../src/paths.ts";
+import { DEFAULT_REQUIREMENT_IDS, DEFAULT_REQUIREMENTS, generateRequirementIds } from "./generate-requirements.ts";
 
 export const DEFAULT_SPEC = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
 export const DEFAULT_TYPES = resolve(PROJECT_ROOT, "src/contract/generated/openapi.ts");
@@ -33,9 +34,12 @@ export async function generateTypes(specPath: string): Promise<string> {
 
 export type DriftResult = { upToDate: true } | { upToDate: false; reason: string };
 
-/** Compares the committed types file with what the contract generates now. */
+/** Compares the types file in the working tree with what the contract generates now. */
 export async function checkTypes(specPath: string, typesPath: string): Promise<DriftResult> {
-  const want = await generateTypes(specPath);
+  return compare(await generateTypes(specPath), typesPath);
+}
+
+async function compare(want: string, typesPath: string): Promise<DriftResult> {
   let have: string;
   try {
     have = await readFile(typesPath, "utf8");
@@ -48,15 +52,17 @@ export async function checkTypes(specPath: string, typesPath: string): Promise<D
   const line = wantLines.findIndex((l, i) => l !== haveLines[i]);
   return {
     upToDate: false,
-    reason: `first difference at line ${line + 1}: committed ${JSON.stringify(haveLines[line] ?? "<end of file>")}, contract gives ${JSON.stringify(wantLines[line] ?? "<end of file>")}`,
+    reason: `first difference at line ${line + 1}: the file has ${JSON.stringify(haveLines[line] ?? "<end of file>")}, its source gives ${JSON.stringify(wantLines[line] ?? "<end of file>")}`,
   };
 }
 
 const USAGE = `usage: generate-types [--check] [--spec openapi.yaml] [--out types.ts]
-  writes the contract's TypeScript types; --check only verifies them (exit 1 when stale)
+  writes the contract's TypeScript types and, without --out, the requirement ids of
+  conformance/requirements.yaml (src/rules/generated/requirements.ts); --check only
+  verifies them (exit 1 when stale)
 exit codes: 0 done, 1 stale types or generation failed, 2 wrong command line`;
 
-function options(argv: string[]): { check: boolean; spec: string; out: string } {
+function options(argv: string[]): { check: boolean; spec: string; out: string; requirements: boolean } {
   try {
     const { values } = parseArgs({
       args: argv,
@@ -71,7 +77,9 @@ function options(argv: string[]): { check: boolean; spec: string; out: string } 
       console.log(USAGE);
       process.exit(0);
     }
-    return { check: values.check, spec: resolve(values.spec), out: resolve(values.out) };
+    // Another --out is a contract of someone's own: the project's requirement ids are left alone.
+    const requirements = resolve(values.out) === DEFAULT_TYPES;
+    return { check: values.check, spec: resolve(values.spec), out: resolve(values.out), requirements };
   } catch (err) {
     console.error(`generate-types: ${(err as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -80,25 +88,41 @@ function options(argv: string[]): { check: boolean; spec: string; out: string } 
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const opts = options(process.argv.slice(2));
-  try {
-    if (opts.check) {
-      const result = await checkTypes(opts.spec, opts.out);
-      if (!result.upToDate) {
-        console.error(
-          `generate-types: ${relative(process.cwd(), opts.out)} is not up to date with ${relative(process.cwd(), opts.spec)}.`,
-        );
-        console.error(`  ${result.reason}`);
-        console.error("  Run `npm run generate` and commit the result.");
-        process.exit(1);
+  const outputs: Array<{ what: string; source: string; out: string; make: () => Promise<string> }> = [
+    { what: "types", source: opts.spec, out: opts.out, make: () => generateTypes(opts.spec) },
+    ...(opts.requirements
+      ? [
+          {
+            what: "requirement ids",
+            source: DEFAULT_REQUIREMENTS,
+            out: DEFAULT_REQUIREMENT_IDS,
+            make: () => generateRequirementIds(DEFAULT_REQUIREMENTS),
+          },
+        ]
+      : []),
+  ];
+  let stale = false;
+  for (const { what, source, out, make } of outputs) {
+    try {
+      if (opts.check) {
+        const result = await compare(await make(), out);
+        if (!result.upToDate) {
+          console.error(
+            `generate-types: ${relative(process.cwd(), out)} in the working tree is not up to date with ${relative(process.cwd(), source)}.`,
+          );
+          console.error(`  ${result.reason}`);
+          console.error("  Run `npm run generate` and commit the result.");
+          stale = true;
+        } else console.log(`generate-types: ${relative(process.cwd(), out)} is up to date.`);
+      } else {
+        await writeFile(out, await make());
+        console.log(`generate-types: wrote ${relative(process.cwd(), out)}`);
       }
-      console.log(`generate-types: ${relative(process.cwd(), opts.out)} is up to date.`);
-    } else {
-      await writeFile(opts.out, await generateTypes(opts.spec));
-      console.log(`generate-types: wrote ${relative(process.cwd(), opts.out)}`);
+    } catch (err) {
+      // A source that does not generate is a failed run (1), not a wrong command line (2).
+      console.error(`generate-types: could not generate ${what} from ${source}: ${(err as Error).message}`);
+      process.exit(1);
     }
-  } catch (err) {
-    // A contract that does not generate is a failed run (1), not a wrong command line (2).
-    console.error(`generate-types: could not generate types from ${opts.spec}: ${(err as Error).message}`);
-    process.exit(1);
   }
+  if (stale) process.exit(1);
 }

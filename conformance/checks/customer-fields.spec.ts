@@ -3,6 +3,8 @@
 // another case and dates in another format are reported once, under CUST-NAMES
 // and CUST-DATES, and the checks that depend on them are not checked (findings.ts).
 
+import { dateFormatOf } from "../../src/rules/dates.ts";
+import { otherCase, valueNamed } from "../../src/rules/names.ts";
 import {
   aCustomer,
   createCustomer,
@@ -12,9 +14,7 @@ import {
   postCustomer,
   uniqueName,
 } from "../lib/customers.ts";
-import { dateFormatOf } from "../lib/dates.ts";
-import { DATE_FIELDS, describeFormat } from "../lib/findings.ts";
-import { describedFields, otherCase, valueNamed } from "../lib/names.ts";
+import { DATE_FIELDS, describedFields, describeFormat } from "../lib/findings.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { describeProblems } from "../lib/shapes.ts";
 import { covers, coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";

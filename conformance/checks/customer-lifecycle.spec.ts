@@ -1,5 +1,7 @@
 // What the description says of the customer's identifiers and body, read through its lifecycle.
 // The lifecycle itself (SVC-METHODS) is checked for every editable resource in resources.spec.ts.
+
+import { valueNamed } from "../../src/rules/names.ts";
 import {
   createCustomer,
   createdByName,
@@ -10,7 +12,6 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { notAddressable } from "../lib/http.ts";
-import { valueNamed } from "../lib/names.ts";
 import { coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
 
 // Bodies here hold a few properties (the rest get their defaults): a service that refuses a body

@@ -6,10 +6,12 @@
 // carries its schema's fields, answers XML as it answers JSON, and under both
 // spellings of the version segment. Each check names its resource as its
 // subject, so the matrix shows `SVC-METHODS · Customer`, `SVC-METHODS · Supplier`.
+
+import { asMonthDayYear } from "../../src/rules/dates.ts";
+import { described, valueNamed } from "../../src/rules/names.ts";
+import { readXml, xmlText } from "../../src/rules/xml.ts";
 import { apiBase } from "../lib/config.ts";
-import { asMonthDayYear } from "../lib/dates.ts";
 import { notCreated, send } from "../lib/http.ts";
-import { described, valueNamed } from "../lib/names.ts";
 import { NOT_APPLICABLE, NOT_CHECKED, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
 import {
   bodyOf,
@@ -23,7 +25,7 @@ import {
   uniqueName,
   urlOf,
 } from "../lib/resources.ts";
-import { describeProblems, problemsOf, readXml, xmlText } from "../lib/shapes.ts";
+import { describeProblems, problemsOf } from "../lib/shapes.ts";
 import { covers, coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
 
 /** A check's details for one resource: its requirements and the resource as the matrix row's subject. */

@@ -4,10 +4,11 @@
 // checks that depend on it are skipped as "not checked because of" it, not
 // failed, unless the run's options let them go on (decision 0012).
 import type { APIRequestContext } from "@playwright/test";
+import type { OpenApiDocument } from "../../src/contract/index.ts";
+import { type DateFormat, dateFormatOf } from "../../src/rules/dates.ts";
+import { otherCase, valueNamed } from "../../src/rules/names.ts";
 import type { Target } from "./config.ts";
 import { createCustomer, customerBody, deleteCustomer, firstCustomerId, getCustomer, uniqueName } from "./customers.ts";
-import { type DateFormat, dateFormatOf } from "./dates.ts";
-import { otherCase, valueNamed } from "./names.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
 export interface Findings {
@@ -19,6 +20,11 @@ export interface Findings {
 }
 
 export const DATE_FIELDS = ["CocDate", "VatVerificationDate"] as const;
+
+/** The customer's fields as the description's table lists them (PascalCase). */
+export function describedFields(doc: OpenApiDocument): string[] {
+  return Object.keys((doc.components.schemas.Customer as { properties: object }).properties);
+}
 
 /** Reads a customer the way the checks see one, and notes what is off in its names and dates. */
 export async function probe(

@@ -3,10 +3,11 @@
 // session; `covers` tags a check with the requirements it checks.
 import { type APIRequestContext, type BrowserContext, test as base, request } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
+import { asMonthDayYear } from "../../src/rules/dates.ts";
+import { described } from "../../src/rules/names.ts";
 import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, type Target } from "./config.ts";
 import { infoListUrl } from "./customers.ts";
-import { asMonthDayYear } from "./dates.ts";
-import { DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
+import { DATE_FIELDS, describedFields, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import {
   configureSending,
   countsText,
@@ -16,7 +17,6 @@ import {
   skipOtherSuccess,
   takeCounts,
 } from "./http.ts";
-import { described, describedFields } from "./names.ts";
 import {
   kindTag,
   NOT_CHECKED,

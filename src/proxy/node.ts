@@ -27,8 +27,8 @@ import { RequestLog } from "../mock/core/request-log.ts";
 import { matchRoute } from "../mock/core/router.ts";
 import { dashboardRoutes } from "../mock/dashboard/routes.ts";
 import { ownHosts } from "../mock/node/listen.ts";
-import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "./exchange.ts";
-import { Judge } from "./judge/index.ts";
+import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "../rules/exchange.ts";
+import { Judge } from "../rules/judge/index.ts";
 import { Recording } from "./record.ts";
 import { ViolationReport } from "./report.ts";
 

@@ -13,12 +13,12 @@
 // a page of a longer list.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { asMonthDayYear, dateFormatOf } from "../../conformance/lib/dates.ts";
-import { described } from "../../conformance/lib/names.ts";
 import type { Collection, CompiledContract, Operation } from "../contract/index.ts";
 import { SERVICE_WIDE } from "../mock/core/store.ts";
-import { type Exchange, header, jsonOf, mediaType, text } from "./exchange.ts";
-import type { Places } from "./places.ts";
+import { asMonthDayYear, dateFormatOf } from "../rules/dates.ts";
+import { type Exchange, header, jsonOf, mediaType, text } from "../rules/exchange.ts";
+import { described } from "../rules/names.ts";
+import type { Places } from "../rules/places.ts";
 
 type Json = Record<string, unknown>;
 

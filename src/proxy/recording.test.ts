@@ -7,8 +7,8 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
-import type { Exchange } from "./exchange.ts";
-import { Places } from "./places.ts";
+import type { Exchange } from "../rules/exchange.ts";
+import { Places } from "../rules/places.ts";
 import { Recording } from "./record.ts";
 
 const contract = compileContract();

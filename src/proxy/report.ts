@@ -3,8 +3,8 @@
 // when the proxy stops.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requirements } from "../../conformance/lib/requirements.ts";
-import type { Exchange, Violation } from "./exchange.ts";
+import type { Exchange, Violation } from "../rules/exchange.ts";
+import { REQUIREMENTS } from "../rules/generated/requirements.ts";
 
 /** How many examples of one requirement's violations are kept. */
 const EXAMPLES = 20;
@@ -32,7 +32,7 @@ export class ViolationReport {
     if (violations.length > 0) this.violated++;
     const counted = new Set<string>();
     for (const v of violations) {
-      const r = requirements().get(v.requirement);
+      const r = REQUIREMENTS[v.requirement];
       const row = this.#rows.get(v.requirement) ?? {
         id: v.requirement,
         kind: r?.kind ?? "unknown",
@@ -61,7 +61,7 @@ export class ViolationReport {
 
   /** The requirements broken, in the order of conformance/requirements.yaml. */
   rows(): ReportRow[] {
-    const order = [...requirements().keys()];
+    const order = Object.keys(REQUIREMENTS);
     return [...this.#rows.values()].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   }
 

@@ -2,8 +2,9 @@
 // a background job would run it, that touches every rule an exchange can show.
 // It never asserts: a target with a fault answers oddly, and the session goes on
 // with what it got, so the proxy's judgement is what the tests look at.
-import { customerBody } from "../../conformance/lib/customers.ts";
+import { compileContract } from "../contract/index.ts";
 import type { Application } from "../mock/core/oauth/registry.ts";
+import { completeBody } from "../rules/bodies.ts";
 
 export interface Account {
   app: Pick<Application, "clientId" | "clientSecret" | "redirectUri">;
@@ -174,9 +175,25 @@ export class Session {
   }
 }
 
-/** The suite's customer body with every property of the table; `leave` names properties to leave out. */
+/**
+ * A customer body with every property of the table, as a create sends it (rules/bodies.ts),
+ * with values a frontend would fill in (a decimal with a fraction, dates); `leave` names
+ * properties to leave out.
+ */
 export function fullCustomer(name: string, leave: readonly string[] = []): Record<string, unknown> {
-  const body = customerBody(name);
+  const contract = compileContract();
+  const body: Record<string, unknown> = {
+    ...completeBody(contract, contract.resources.collection("Customer")!, { name, nameProperty: "Name" }),
+    City: "Utrecht",
+    Street1: "Oudegracht 1",
+    ZipCode: "3511 AA",
+    Telephone: "030 1234567",
+    Email: "proxy@example.invalid",
+    CreditLimit: 1250.5,
+    DiscountPercentage: 1.5,
+    CocDate: "03/14/2011",
+    VatVerificationDate: "12/01/2023",
+  };
   for (const k of leave) delete body[k];
   return body;
 }

@@ -1,6 +1,7 @@
 // The mock as one function from request to response. Knows nothing of sockets.
 // Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, compileContract } from "../../contract/index.ts";
+import { formatSuffix, isDataPath, versionOf, withEmptyDatabase } from "../../rules/paths.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import { type Journal, StorageError } from "./changes.ts";
 import { MovableClock } from "./clock.ts";
@@ -58,8 +59,6 @@ export interface Mock {
   readonly scenarios: Scenarios;
   readonly log: RequestLog;
 }
-
-const VERSION_SEGMENT = /^([vV])(\d+)$/;
 
 export function createMock(options: MockOptions): Mock {
   const clock = options.clock ?? new MovableClock();
@@ -145,9 +144,9 @@ export function createMock(options: MockOptions): Mock {
       );
     };
 
-    const [first = "", ...rest] = segments;
-    const version = VERSION_SEGMENT.exec(first);
-    const letterOk = version && (ctx.rules.versionLetterEitherCase || version[1] === "v");
+    const [first = "", ...afterVersion] = segments;
+    const version = versionOf(first);
+    const letterOk = version && (ctx.rules.versionLetterEitherCase || version.letter === "v");
     if (!version || !letterOk) {
       const root = matchRoute(rootRoutes, segments);
       if (root) return serve(root, "", true);
@@ -164,20 +163,21 @@ export function createMock(options: MockOptions): Mock {
       }
       return unknown();
     }
-    if (!ctx.config.versions.includes(version[2]!)) {
+    if (!ctx.config.versions.includes(version.number)) {
       const served = ctx.config.versions.map((v) => `v${v}`).join(", ");
-      return fail(404, `API version ${version[2]} is not served here; served: ${served}.`, "route.version-not-served");
+      return fail(
+        404,
+        `API version ${version.number} is not served here; served: ${served}.`,
+        "route.version-not-served",
+      );
     }
     // A-FORMAT-SUFFIX: `.json` or `.xml` on the last segment of a data path chooses the format, before Accept.
-    const suffix = rest[0]?.toLowerCase() === "api" ? /^(.+)\.(json|xml)$/i.exec(rest.at(-1) ?? "") : null;
-    if (suffix) {
-      rest[rest.length - 1] = suffix[1]!;
-      format = suffix[2]!.toLowerCase() === "json" ? JSON_FORMAT : XML_FORMAT;
-    }
+    const suffixed = formatSuffix(afterVersion);
+    if (suffixed) format = suffixed.suffix === "json" ? JSON_FORMAT : XML_FORMAT;
+    const rest = suffixed?.path ?? afterVersion;
     const match = matchRoute(routes, rest);
     // Errors rule 4: a data path without its database segment is "no database given" (401), not an unknown call.
-    const withoutDatabase =
-      !match && rest[0]?.toLowerCase() === "api" ? matchRoute(apiRoutes, ["api", "", ...rest.slice(1)]) : undefined;
+    const withoutDatabase = !match && isDataPath(rest) ? matchRoute(apiRoutes, withEmptyDatabase(rest)) : undefined;
     return serve(match ?? withoutDatabase, first, false);
   }
 

@@ -1,6 +1,7 @@
 // Routes of the versioned API. Literal segments match case-insensitively and
 // one trailing slash is allowed, as in ASP.NET routing (A-PATH-CASE).
 import type { CompiledContract, Operation } from "../../contract/index.ts";
+import { PathMatcher } from "../../rules/paths.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import type { MovableClock } from "./clock.ts";
 import type { AllowedOrigins } from "./cors.ts";
@@ -76,42 +77,18 @@ export interface Match {
   params: Record<string, string>;
 }
 
-/** A route's path, read once: each segment a literal (lower case) or the name of a parameter. */
-interface Pattern {
-  literals: ReadonlyArray<string | undefined>;
-  params: ReadonlyArray<string | undefined>;
-}
-const patterns = new WeakMap<Route, Pattern>();
-const patternOf = (route: Route): Pattern => {
-  let p = patterns.get(route);
-  if (!p) {
-    const segments = route.path.split("/").slice(1);
-    p = {
-      literals: segments.map((s) => (s.startsWith("{") ? undefined : s.toLowerCase())),
-      params: segments.map((s) => (s.startsWith("{") ? s.slice(1, -1) : undefined)),
-    };
-    patterns.set(route, p);
-  }
-  return p;
-};
+const matchers = new WeakMap<readonly Route[], PathMatcher<Route>>();
 
 /**
- * Finds the route of already-decoded path segments (after the version segment). Every request
- * passes here: the segments are lower-cased once, and an object of parameters is made only for the
- * route that matches.
+ * Finds the route of already-decoded path segments (after the version segment), with the one
+ * matcher the rules read paths with (src/rules/paths.ts), built once per list of routes.
  */
 export function matchRoute(routes: readonly Route[], segments: readonly string[]): Match | undefined {
-  let lower: string[] | undefined;
-  for (const route of routes) {
-    const { literals, params } = patternOf(route);
-    if (literals.length !== segments.length) continue;
-    lower ??= segments.map((s) => s.toLowerCase());
-    let i = 0;
-    while (i < literals.length && (literals[i] === undefined || literals[i] === lower[i])) i++;
-    if (i < literals.length) continue;
-    const values: Record<string, string> = {};
-    for (let k = 0; k < params.length; k++) if (params[k] !== undefined) values[params[k]!] = segments[k]!;
-    return { route, params: values };
+  let matcher = matchers.get(routes);
+  if (!matcher) {
+    matcher = new PathMatcher(routes, (r) => r.path);
+    matchers.set(routes, matcher);
   }
-  return undefined;
+  const found = matcher.match(segments);
+  return found && { route: found.entry, params: found.params };
 }

@@ -2,6 +2,7 @@
 // Endpoints; RFC 6749 4.1.3 and 6). Client credentials come in the form body,
 // as every known client of the family sends them, or in an HTTP Basic header,
 // as RFC 6749 2.3.1 says a server MUST support (A-TOKEN-CLIENT-AUTH).
+import { basicCredentials } from "../../../rules/oauth.ts";
 import { formOf, type MockResponse } from "../http.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import type { Registry } from "./registry.ts";
@@ -120,28 +121,6 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
     return issued(access.accessToken, refreshed.refreshToken, access.expiresIn);
   };
   return [{ path: "/OAuth/Token", methods: { POST: token } }];
-}
-
-/**
- * The client id and secret of an HTTP Basic header (RFC 6749 2.3.1: each
- * form-urlencoded, then joined with a colon and base64-encoded); undefined
- * when the header is not Basic, "malformed" when it is but can not be read.
- */
-export function basicCredentials(header: string | undefined): { id: string; secret: string } | "malformed" | undefined {
-  const m = /^basic\s+(\S*)\s*$/i.exec(header ?? "");
-  if (!m) return undefined;
-  const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 1) return "malformed";
-  // Many clients send id and secret as they are, not form-urlencoded; what does not decode is taken as sent.
-  const formDecoded = (s: string) => {
-    try {
-      return decodeURIComponent(s.replaceAll("+", " "));
-    } catch {
-      return s;
-    }
-  };
-  return { id: formDecoded(decoded.slice(0, colon)), secret: formDecoded(decoded.slice(colon + 1)) };
 }
 
 /** A JSON answer of the token endpoint; never cached, unless the rule cacheControlNoStore is off (RFC 6749 5.1). */

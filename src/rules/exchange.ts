@@ -1,8 +1,9 @@
-// One request and its answer as the proxy saw them, in plain data: what the
-// judge and the recording read. The node adapter (node.ts) makes them.
+// One request and its answer, in plain data, as bawa proxy saw them or the
+// suite sent them: what the rules read. Violations name the requirement they
+// break by its generated id, so a typo is a type error.
 import { createHash } from "node:crypto";
-import { parseParams } from "../mock/core/http.ts";
-import { basicCredentials as mockBasicCredentials } from "../mock/core/oauth/token-endpoint.ts";
+import type { RequirementId } from "./generated/requirements.ts";
+import { basicCredentials as readBasic } from "./oauth.ts";
 
 export interface Exchange {
   method: string;
@@ -23,7 +24,7 @@ export interface Exchange {
 /** One rule of the description (or of OAuth) that an exchange broke, as the suite names it. */
 export interface Violation {
   /** The requirement's id in conformance/requirements.yaml (`TOKEN-RESPONSE`). */
-  requirement: string;
+  requirement: RequirementId;
   /** Where the value is: `status`, `header Cache-Control`, `body.expires_in`, `Location fragment token_type`. */
   where: string;
   expected: string;
@@ -59,14 +60,15 @@ export function queryOf(url: string): URLSearchParams {
 /** A form body (`application/x-www-form-urlencoded`), single values; repeated names keep the first. */
 export function formOf(ex: Pick<Exchange, "requestHeaders" | "requestBody">): Record<string, string> | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of parseParams(text(ex.requestBody))) out[k] = v[0]!;
+  // No prototype: a parameter named __proto__ or constructor is a parameter like any other.
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of new URLSearchParams(text(ex.requestBody))) if (!Object.hasOwn(out, k)) out[k] = v;
   return out;
 }
 
 /** Client credentials of an HTTP Basic header (RFC 6749 2.3.1), read as the mock reads them. */
 export function basicCredentials(authorization: string | undefined): { id: string; secret: string } | undefined {
-  const read = mockBasicCredentials(authorization);
+  const read = readBasic(authorization);
   return read === "malformed" ? undefined : read;
 }
 

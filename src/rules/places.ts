@@ -1,11 +1,18 @@
 // Where a request went, read from the contract: the version segment, the
 // contract's path and operation it matches, and what kind of endpoint that is
-// (the authorization endpoint, the token endpoint, a data call). Matching
-// follows the service's routing: literal segments without case, one trailing
-// slash allowed (A-PATH-CASE), a `.json` or `.xml` suffix on a data path
-// (A-FORMAT-SUFFIX). The proxy does not know which versions a target serves,
-// so any `/v<digits>` is a version segment.
+// (the authorization endpoint, the token endpoint, a data call). Paths are
+// read as the mock routes them (paths.ts). The judge does not know which
+// versions a target serves, so any `/v<digits>` is a version segment.
 import type { CompiledContract, Operation } from "../contract/index.ts";
+import {
+  formatSuffix,
+  isDataPath,
+  type PathMatch,
+  PathMatcher,
+  pathSegments,
+  versionOf,
+  withEmptyDatabase,
+} from "./paths.ts";
 
 export type Endpoint = "authorize" | "token" | "data" | "other";
 
@@ -28,39 +35,45 @@ export interface Place {
   noDatabase: boolean;
   /** The format a `.json` or `.xml` suffix chose. */
   suffix: "json" | "xml" | undefined;
+  /**
+   * The assumption the matched path or operation rests on (its `x-assumption`): a resource the
+   * description does not show, such as `AdministrationInfoList` (A-ADMINISTRATIONS).
+   */
+  assumption: string | undefined;
 }
 
 interface Template {
   path: string;
-  parts: string[];
-  literals: number;
   methods: Record<string, string | undefined>;
+  /** `x-assumption` of the path item, and of each method's operation. */
+  assumption: string | undefined;
+  assumptions: Record<string, string | undefined>;
 }
 
-type Match = { template: Template; params: Record<string, string> } | undefined;
-
-const VERSION = /^[vV]\d+$/;
+type Match = PathMatch<Template> | undefined;
 
 /** Reads where requests go, for one contract. */
 export class Places {
-  readonly #templates: Template[];
+  readonly #templates: PathMatcher<Template>;
   readonly #operations: Map<string, Operation>;
   readonly #authorize: string;
   readonly #token: string;
 
   constructor(readonly contract: CompiledContract) {
-    this.#templates = Object.entries(contract.doc.paths)
-      .map(([path, item]) => {
-        const parts = path.split("/").slice(1);
-        const methods: Record<string, string | undefined> = {};
-        for (const [m, op] of Object.entries(item)) {
-          if (["get", "put", "post", "delete", "patch", "head", "options"].includes(m)) {
-            methods[m.toUpperCase()] = (op as { operationId?: string }).operationId;
-          }
+    const templates = Object.entries(contract.doc.paths).map(([path, item]) => {
+      const methods: Record<string, string | undefined> = {};
+      const assumptions: Record<string, string | undefined> = {};
+      for (const [m, op] of Object.entries(item)) {
+        if (["get", "put", "post", "delete", "patch", "head", "options"].includes(m)) {
+          const o = op as { operationId?: string; "x-assumption"?: unknown };
+          methods[m.toUpperCase()] = o.operationId;
+          if (typeof o["x-assumption"] === "string") assumptions[m.toUpperCase()] = o["x-assumption"];
         }
-        return { path, parts, literals: parts.filter((p) => !p.startsWith("{")).length, methods };
-      })
-      .sort((a, b) => b.literals - a.literals);
+      }
+      const own = (item as { "x-assumption"?: unknown })["x-assumption"];
+      return { path, methods, assumption: typeof own === "string" ? own : undefined, assumptions };
+    });
+    this.#templates = new PathMatcher(templates, (t) => t.path);
     this.#operations = new Map(contract.resources.operations.map((o) => [`${o.method} ${o.path}`, o]));
     const urls = oauthUrls(contract);
     this.#authorize = urls.authorize.toLowerCase();
@@ -69,16 +82,9 @@ export class Places {
 
   /** The place of a request target (path and query, as a client sends it). */
   of(method: string, url: string): Place {
-    const q = url.indexOf("?");
-    const raw = (q < 0 ? url : url.slice(0, q)).split("/").slice(1);
-    if (raw.length > 1 && raw.at(-1) === "") raw.pop();
-    let segments: string[];
-    try {
-      segments = raw.map((s) => (s.includes("%") ? decodeURIComponent(s) : s));
-    } catch {
-      segments = raw;
-    }
-    const version = VERSION.test(segments[0] ?? "") ? segments[0] : undefined;
+    // Escapes that do not decode are read as sent: such a path matches nothing the contract has.
+    const segments = pathSegments(url) ?? pathSegments(url.replaceAll("%", "%25"))!;
+    const version = versionOf(segments[0]) ? segments[0] : undefined;
     const rest = version ? segments.slice(1) : segments;
     const place: Place = {
       version,
@@ -91,53 +97,38 @@ export class Places {
       operation: undefined,
       noDatabase: false,
       suffix: undefined,
+      assumption: undefined,
     };
-    const data = rest[0]?.toLowerCase() === "api";
-    const suffix = data ? /^(.+)\.(json|xml)$/i.exec(rest.at(-1) ?? "") : null;
-    const path = suffix ? [...rest.slice(0, -1), suffix[1]!] : rest;
+    const data = isDataPath(rest);
+    const suffixed = formatSuffix(rest);
+    const path = suffixed?.path ?? rest;
     // Errors rule 4: a data path whose database segment is empty or left out is "no database given".
     const emptyDatabase = (m: Match) => {
-      const first = m?.template.parts[1];
+      const first = m?.entry.path.split("/")[2];
       return first?.startsWith("{") === true && m!.params[first.slice(1, -1)] === "";
     };
-    let match = this.#match(path);
+    let match = this.#templates.match(path);
     if (!match && data) {
-      const without = this.#match(["api", "", ...path.slice(1)]);
+      const without = this.#templates.match(withEmptyDatabase(path));
       if (emptyDatabase(without)) match = without;
     }
     place.noDatabase = data && emptyDatabase(match);
-    if (suffix) place.suffix = suffix[2]!.toLowerCase() as "json" | "xml";
+    if (suffixed) place.suffix = suffixed.suffix;
     if (!match) {
       place.endpoint = data ? "data" : "other";
       return place;
     }
     const m = method.toUpperCase() === "HEAD" ? "GET" : method.toUpperCase();
-    const lower = `/${match.template.parts.join("/")}`.toLowerCase();
-    place.template = match.template.path;
+    const lower = match.entry.path.toLowerCase();
+    place.template = match.entry.path;
     place.params = match.params;
-    place.methods = Object.keys(match.template.methods);
-    place.operationId = match.template.methods[m];
-    place.operation = this.#operations.get(`${m} ${match.template.path}`);
+    place.methods = Object.keys(match.entry.methods);
+    place.operationId = match.entry.methods[m];
+    place.operation = this.#operations.get(`${m} ${match.entry.path}`);
+    place.assumption = match.entry.assumption ?? match.entry.assumptions[m];
     place.endpoint =
       lower === this.#authorize ? "authorize" : lower === this.#token ? "token" : data ? "data" : "other";
     return place;
-  }
-
-  #match(segments: readonly string[]): Match {
-    for (const t of this.#templates) {
-      if (t.parts.length !== segments.length) continue;
-      const params: Record<string, string> = {};
-      const ok = t.parts.every((p, i) => {
-        const s = segments[i]!;
-        if (p.startsWith("{")) {
-          params[p.slice(1, -1)] = s;
-          return true;
-        }
-        return p.toLowerCase() === s.toLowerCase();
-      });
-      if (ok) return { template: t, params };
-    }
-    return undefined;
   }
 }
 
