@@ -2,6 +2,7 @@
 // Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, compileContract } from "../../contract/index.ts";
 import { formatSuffix, isDataPath, versionOf, withEmptyDatabase } from "../../rules/paths.ts";
+import type { AnswerCode } from "./answer-codes.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import { type Journal, StorageError } from "./changes.ts";
 import { MovableClock } from "./clock.ts";
@@ -99,7 +100,7 @@ export function createMock(options: MockOptions): Mock {
 
   function route(req: MockRequest, target: Target, accepted: Answering["format"]): MockResponse {
     let format = accepted;
-    const fail = (status: number, message: string, code: string) =>
+    const fail = (status: number, message: string, code: AnswerCode) =>
       problem({ ctx, format }, status, message, [], {}, { code });
     if (!target.ok) return fail(400, target.message, target.code);
     const { rawPath, query, segments } = target;

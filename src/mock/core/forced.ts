@@ -1,13 +1,15 @@
 // Answers asked for rather than earned: `Prefer: code=<status>` (Prism's
 // convention), a failure scenario, a fault. Each is the contract's answer of
 // the operation for that status, built from one table of templates.
+
 import type { Problem } from "../../contract/index.ts";
+import type { AnswerCode } from "./answer-codes.ts";
 import { challenge } from "./bearer.ts";
 import { type Answering, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
 
 interface Template {
-  code: string;
+  code: AnswerCode;
   message: string | ((a: Answering) => string);
   /** The refused fields of a 400: the first required property of the operation's request schema. */
   problems?: (a: Answering) => Problem[];

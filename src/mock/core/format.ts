@@ -1,6 +1,8 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
+
 import { isAscii, isUtf8 } from "node:buffer";
 import { type CompiledContract, type Operation, type Problem, XmlError } from "../../contract/index.ts";
+import type { AnswerCode } from "./answer-codes.ts";
 import { type AnswerMeta, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
 import type { Rules } from "./rules.ts";
@@ -190,7 +192,7 @@ export function decodeBody(
   schemaName: string,
 ): Decoded {
   const { contract } = a.ctx;
-  const fail = (status: number, message: string, code = "body.invalid"): Decoded => ({
+  const fail = (status: number, message: string, code: AnswerCode = "body.invalid"): Decoded => ({
     ok: false,
     response: problem(a, status, message, [], {}, { code }),
   });

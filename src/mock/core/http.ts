@@ -1,5 +1,6 @@
 // The mock's view of HTTP: plain data in, plain data out. The core never
 // sees a socket; src/mock/node/ turns these into node:http calls.
+import type { AnswerCode } from "./answer-codes.ts";
 import type { Format } from "./format.ts";
 
 export interface MockRequest {
@@ -45,7 +46,7 @@ export function bodyBytes(res: MockResponse): Buffer | string | undefined {
  */
 export interface AnswerMeta {
   /** A stable code of what happened, for example `resource.not-found`, `route.unknown`, `token.issued`. */
-  code?: string;
+  code?: AnswerCode;
   /** The operation answered: the contract's operationId (`getCustomer`), else `METHOD /path`. */
   route?: string;
   /** The body before it was encoded, with its schema and format. */

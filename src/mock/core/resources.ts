@@ -3,6 +3,7 @@
 // a resource by name; what each one is (kind, id, database, dates, shapes) is
 // read from openapi.yaml by src/contract/resources.ts.
 import { type Collection, isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
+import type { AnswerCode } from "./answer-codes.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { bindProperties } from "./binding.ts";
 import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./format.ts";
@@ -12,14 +13,7 @@ import type { Handler, Route, RoutedRequest } from "./router.ts";
 import { project, SERVICE_WIDE, type StoredObject } from "./store.ts";
 
 /** Answer codes of the resource operations (AnswerMeta.code): what happened, whatever the resource. */
-export type ResourceCode =
-  | "resource.list"
-  | "resource.read"
-  | "resource.created"
-  | "resource.updated"
-  | "resource.deleted"
-  | "resource.not-found"
-  | "resource.refused";
+export type ResourceCode = Extract<AnswerCode, `resource.${string}`>;
 
 /** Who calls when the rule requireAccessToken is off: nobody in particular, with every database. */
 const ANONYMOUS: AccessGrant = { user: "(no token)", clientId: "(none)", databases: ["*"] };
@@ -107,7 +101,7 @@ function withAccess(op: Operation, next: Next): Handler {
 }
 
 /** A 401 of the resource server, with the Bearer challenge unless the rule bearerChallenge is off. */
-const denied = (req: RoutedRequest, op: Operation, message: string, code: string, challengeHeader: string) => {
+const denied = (req: RoutedRequest, op: Operation, message: string, code: AnswerCode, challengeHeader: string) => {
   const res = problem(
     req,
     401,

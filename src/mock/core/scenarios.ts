@@ -3,8 +3,13 @@
 // command line sets the start; the control API and the dashboard change it
 // while the mock runs; `POST /__mock/reset` goes back to the start.
 import type { Operation } from "../../contract/index.ts";
+import type { RequirementId } from "../../rules/generated/requirements.ts";
+import type { AnswerCode } from "./answer-codes.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
 import { DEFAULT_RULES, type Rules } from "./rules.ts";
+
+/** A requirement, or its row for one subject (a resource of the contract): `SVC-METHODS · Supplier`. */
+export type RequirementRow = RequirementId | `${RequirementId} · ${string}`;
 
 /** What a transform may use to reshape an answer. */
 export interface TransformContext {
@@ -22,7 +27,7 @@ export interface TransformContext {
  * must hold. `data`: only answers of the data API (any resource of the contract, errors included).
  */
 export interface Transform {
-  codes?: readonly string[];
+  codes?: readonly AnswerCode[];
   routes?: readonly string[];
   data?: boolean;
   apply(res: MockResponse, t: TransformContext): MockResponse;
@@ -33,7 +38,7 @@ export interface ExpectedRun {
   /** Settings of the suite for this run (for example CONFORMANCE_CASE_INSENSITIVE_NAMES). */
   settings: Readonly<Record<string, string>>;
   /** The requirements reported failed: none, or the one finding. */
-  failed: readonly string[];
+  failed: readonly RequirementRow[];
 }
 
 /** A named switch of the mock: rules it changes and transforms of answers. */
@@ -48,7 +53,7 @@ export interface Switch {
    * fault: the requirements the conformance suite must report failed, exactly (an id names every
    * subject of it that ran; `SVC-METHODS · Supplier` one).
    */
-  breaks?: readonly string[];
+  breaks?: readonly RequirementRow[];
   /** fault: what every failure of those requirements must say, so a check that fails for another reason is no catch. */
   says?: RegExp;
   /** tolerated: the suite's verdicts, one per setting it is run with. */

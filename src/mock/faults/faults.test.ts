@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { requirements } from "../../../conformance/lib/requirements.ts";
+import type { RequirementId } from "../../rules/generated/requirements.ts";
 import { DEFAULT_RULES } from "../core/rules.ts";
 import { buildMock } from "../index.ts";
 import { call, codeFlowTokens, freshMock } from "../testing.ts";
@@ -13,7 +14,9 @@ describe("the switches", () => {
     const all = requirements();
     const broken = new Set(FAULTS.flatMap((f) => f.breaks ?? []));
     for (const id of broken) expect(all.has(id), id).toBe(true);
-    const unbroken = [...all.values()].filter((r) => r.kind !== "assumption" && !broken.has(r.id)).map((r) => r.id);
+    const unbroken = [...all.values()]
+      .filter((r) => r.kind !== "assumption" && !broken.has(r.id as RequirementId))
+      .map((r) => r.id);
     expect(unbroken, "spec and oauth requirements no fault breaks").toEqual([]);
   });
 

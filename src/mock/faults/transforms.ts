@@ -2,6 +2,7 @@
 // tolerated-behaviour definitions. Each works on what the core says of the
 // answer (meta), never on paths or error texts.
 import type { Collection } from "../../contract/index.ts";
+import type { AnswerCode } from "../core/answer-codes.ts";
 import { bodyValue, type MockResponse } from "../core/http.ts";
 import type { Switch, Transform, TransformContext } from "../core/scenarios.ts";
 
@@ -9,7 +10,7 @@ import type { Switch, Transform, TransformContext } from "../core/scenarios.ts";
 export const fault = (s: Omit<Switch, "kind">): Switch => ({ kind: "fault", ...s });
 
 /** Answers that carry one object of a resource of the contract (resources.ts's answer codes). */
-export const OBJECT_ANSWERS = ["resource.read", "resource.created", "resource.updated"];
+export const OBJECT_ANSWERS: readonly AnswerCode[] = ["resource.read", "resource.created", "resource.updated"];
 
 type Json = Record<string, unknown>;
 

@@ -86,13 +86,13 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
   const browserCookie = (key: string) => ({
     "set-cookie": `${BROWSER_COOKIE}=${key}; Path=/; HttpOnly; SameSite=Lax`,
   });
-  const limited = (req: RoutedRequest, full: CapReached, who: MockResponse["meta"] = {}) => {
+  const limited = (req: RoutedRequest, full: CapReached, who: MockResponse["meta"] = {}): MockResponse => {
     const res = limitScreen(full.message, full.retryAfter, req.ctx.rules.refuseFraming);
     return { ...res, meta: { ...who, code: "authorize.limit", problem: full.message } };
   };
   const applicationOf = (req: RoutedRequest, clientId: string) =>
     req.ctx.rules.requireActiveClient ? registry.activeApplication(clientId) : registry.application(clientId);
-  const errorPage = (req: RoutedRequest, message: string, redirectUri?: string) => {
+  const errorPage = (req: RoutedRequest, message: string, redirectUri?: string): MockResponse => {
     const res = errorScreen(400, message, req.ctx.rules.refuseFraming);
     return {
       ...res,
@@ -243,7 +243,7 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
         ...(typeof username === "string" ? { username } : {}),
         ...extra,
       });
-    const lockedOut = (retryAfter: number, why: string) => {
+    const lockedOut = (retryAfter: number, why: string): MockResponse => {
       const message = `Too many wrong passwords for ${why}; try again in ${retryAfter} s.`;
       const res = again(message, { status: 429, headers: { "retry-after": String(retryAfter) } });
       return { ...res, meta: { code: "screen.login-locked", problem: message, client: p.clientId } };
