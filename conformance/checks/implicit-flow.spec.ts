@@ -1,5 +1,6 @@
 // The token flow (browser and mobile applications). The checks share one
 // implicit flow through the screens (flows in lib/test.ts).
+import { oauthFacts } from "../../src/rules/oauth.ts";
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
@@ -29,14 +30,14 @@ test(
 test(
   "the token arrives in the fragment with token_type, access_token, scope and expires_in",
   covers("AUTHZ-TOKEN-REDIRECT"),
-  async ({ target, flows }) => {
+  async ({ target, flows, contract }) => {
     needLogin(target);
     const { landed } = await flows.implicit();
     const f = tokenParams(landed);
     expect(f.get("token_type")?.toLowerCase()).toBe("bearer");
     expect(f.get("access_token")).toBeTruthy();
     expect(f.get("scope")).toBe(target.scope);
-    expect(f.get("expires_in")).toBe("7200");
+    expect(f.get("expires_in")).toBe(String(oauthFacts(contract.compiled).tokenSeconds));
   },
 );
 

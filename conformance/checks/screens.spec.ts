@@ -1,15 +1,13 @@
 // The login and permission screens: no framing (clickjacking), no forged posts (CSRF), no open redirect.
+
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Request, Response } from "@playwright/test";
+import { refusesFraming } from "../../src/rules/oauth.ts";
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { authorizeUrl, carriesGrant, walkScreens } from "../lib/screens.ts";
 import { covers, expect, needLogin, test } from "../lib/test.ts";
-
-const refusesFraming = (headers: Record<string, string>) =>
-  /^deny$/i.test(headers["x-frame-options"] ?? "") ||
-  /frame-ancestors\s+'none'/i.test(headers["content-security-policy"] ?? "");
 
 test(
   "the login and permission screens refuse framing",
@@ -24,7 +22,11 @@ test(
     );
     expect(walk.login, "the browser went through the login screen").toBe(true);
     const screens = walk.pages.filter((p) => p.status === 200);
-    for (const screen of screens) expect(refusesFraming(screen.headers), `framing of ${screen.url}`).toBe(true);
+    for (const screen of screens)
+      expect(
+        refusesFraming(screen.headers["x-frame-options"], screen.headers["content-security-policy"]),
+        `framing of ${screen.url}`,
+      ).toBe(true);
     // The screens shown refuse framing; a permission screen that never shows is AUTHZ-SCREENS' finding.
     test.skip(
       !walk.permission,

@@ -3,6 +3,7 @@
 import { type APIRequestContext, test } from "@playwright/test";
 import type { Reply as Answer } from "../../src/contract/responses.ts";
 import type { RetryPolicy } from "./config.ts";
+import { exchangeOf, observe } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
 export interface Reply extends Answer {
@@ -121,7 +122,19 @@ export async function send(
     await new Promise((r) => setTimeout(r, wait * 1000));
     res = await answer();
   }
-  const text = await res.text();
+  const bytes = await res.body();
+  const text = bytes.toString("utf8");
+  await observe(
+    exchangeOf({
+      method,
+      url,
+      requestHeaders: headers,
+      requestBody: data === undefined ? undefined : Buffer.from(data, "utf8"),
+      status: res.status(),
+      headers: res.headersArray(),
+      body: bytes,
+    }),
+  );
   return {
     status: res.status(),
     headers: res.headers(),

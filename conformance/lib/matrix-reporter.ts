@@ -7,9 +7,11 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { parse } from "yaml";
 import type { Kind } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
+import { OBSERVED_ANNOTATION, type Observed, observedText } from "./observed.ts";
 import {
   NOT_APPLICABLE,
   NOT_CHECKED,
+  NOT_SELECTED,
   READ_ONLY,
   type Requirement,
   requirements,
@@ -49,6 +51,11 @@ interface CheckOutcome {
   reason?: string;
   /** Playwright's id of the check: its report and trace are at html/index.html#?testId=<id>. */
   testId?: string;
+  /**
+   * A violation the rule layer found in the exchanges of this check, not the check's own
+   * assertion: it counts for the requirement it breaks, whichever check made the exchange.
+   */
+  observed?: true;
 }
 
 /**
@@ -102,6 +109,8 @@ interface ProjectRun {
   kinds: Kind[];
   filtered: boolean;
   tests: Map<string, TestCase[]>;
+  /** What the rule layer found in the exchanges of each check (observed.ts). */
+  observed: Array<{ test: TestCase; found: Observed }>;
   /** Checks of the project not yet ended (progress of runs over many targets). */
   remaining: number;
   requests: RequestCounts;
@@ -138,6 +147,7 @@ export default class MatrixReporter implements Reporter {
           meta.kinds ?? ((process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[]),
         filtered: meta.filtered ?? false,
         tests: new Map(),
+        observed: [],
         remaining: projectSuite.allTests().length,
         requests: { requests: 0, retried: 0, refused: 0 },
       };
@@ -154,6 +164,7 @@ export default class MatrixReporter implements Reporter {
         kinds: [],
         filtered: false,
         tests: new Map(),
+        observed: [],
         remaining: 0,
         requests: { requests: 0, retried: 0, refused: 0 },
       });
@@ -183,6 +194,13 @@ export default class MatrixReporter implements Reporter {
     const run = this.#projects.find((p) => p.name === test.parent.project()?.name);
     // This attempt's own counts: a check retried by Playwright sent its requests again.
     const ofAttempt = (result.annotations ?? []).length ? result.annotations : test.annotations;
+    for (const a of ofAttempt.filter((a) => a.type === OBSERVED_ANNOTATION)) {
+      try {
+        run?.observed.push({ test, found: JSON.parse(a.description ?? "") as Observed });
+      } catch {
+        // Not one of ours: an annotation of that name written by something else.
+      }
+    }
     const sent = parseCounts(ofAttempt.find((a) => a.type === REQUESTS_ANNOTATION)?.description);
     if (run && sent) {
       run.requests.requests += sent.requests;
@@ -287,6 +305,7 @@ function summarize(
       });
     }
   }
+  addObserved(rows, run, outcomes, profile);
   const totals = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const row of rows) totals[row.verdict]++;
   const failures: Failure[] = rows
@@ -367,6 +386,53 @@ function summarize(
   };
 }
 
+/**
+ * The violations the rule layer found in the checks' exchanges, each added to the row of the
+ * requirement it breaks (and the resource it concerns, where that requirement has a row per
+ * resource): a row that ran fails by it, whichever check made the exchange. A row not selected
+ * (another kind, a narrowed run) is left as it is; a finding of a check's own row that already
+ * failed that check is not counted twice.
+ */
+function addObserved(
+  rows: MatrixRow[],
+  run: ProjectRun,
+  outcomes: Map<TestCase, CheckOutcome>,
+  profile: Profile | undefined,
+): void {
+  for (const { test, found } of run.observed) {
+    if (!run.kinds.includes(found.kind)) continue;
+    const ofId = rows.filter((r) => r.id === found.requirement);
+    let row = ofId.find((r) => r.subject !== undefined && r.subject === found.resource) ?? ofId.find((r) => !r.subject);
+    if (!row && ofId.length > 0 && found.resource) {
+      // A resource whose row no check made (the rule is checked per resource, this one only seen).
+      const first = ofId[0]!;
+      row = {
+        ...first,
+        row: `${first.id} · ${found.resource}`,
+        subject: found.resource,
+        checks: [],
+        verdict: first.verdict,
+      };
+      rows.splice(rows.lastIndexOf(ofId.at(-1)!) + 1, 0, row);
+    }
+    if (!row || row.verdict === "not selected" || row.verdict === "not applicable") continue;
+    const own = outcomes.get(test);
+    if (row.checks.some((c) => c.testId === test.id && c.status === "failed")) continue;
+    const reason = `observed: ${observedText(found)}`;
+    if (row.checks.some((c) => c.observed && c.reason === reason)) continue;
+    row.checks.push({
+      title: `observed in "${test.title}"`,
+      file: own?.file ?? test.location.file.split(/[\\/]/).pop()!,
+      status: "failed",
+      reason,
+      testId: test.id,
+      observed: true,
+    });
+    const expected = profile?.expectedFailures[row.id];
+    row.verdict = expected !== undefined ? "expected failure" : "failed";
+  }
+}
+
 function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filtered: boolean): Verdict {
   if (!kinds.includes(r.kind)) return "not selected";
   if (checks.length === 0) return filtered ? "not selected" : "uncovered";
@@ -383,6 +449,8 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
   if (checks.some((c) => c.reason?.startsWith(NOT_CHECKED))) return "not checked";
   // Nothing of the contract it applies to (a generic rule with no resource of its kind).
   if (checks.every((c) => c.reason?.startsWith(NOT_APPLICABLE))) return "not applicable";
+  // A resource that rests on an assumption, in a run that does not check assumptions.
+  if (checks.every((c) => c.reason?.startsWith(NOT_SELECTED))) return "not selected";
   // A setting missing, a target that can not show it: never a pass, never a failure.
   return "not verified";
 }

@@ -41,6 +41,11 @@ export function requirements(): Map<string, Requirement> {
 export const SUBJECT_ANNOTATION = "subject";
 /** How a check begins its skip reason when the contract has nothing it applies to (a generic per-resource rule). */
 export const NOT_APPLICABLE = "not applicable: ";
+/**
+ * How a check begins its skip reason when what it checks rests on an assumption (a resource whose
+ * path carries `x-assumption`) and the run does not check assumptions: the row is not selected.
+ */
+export const NOT_SELECTED = "not selected: ";
 /** How a check skipped because of another requirement's finding begins its reason (findings.ts). */
 export const NOT_CHECKED = "not checked because of ";
 /** How a check begins its skip reason when the target can not show the rule, or a setting is missing. */

@@ -34,6 +34,8 @@ export function suiteContract(): CompiledContract {
 export interface Resource {
   name: string;
   kind: ResourceKind;
+  /** The assumption its path rests on (`x-assumption`): checked only with the assumption kind. */
+  assumption: string | undefined;
   collection: Collection;
   /** By action: create, read, update, delete, list. */
   op: Partial<Record<Operation["action"], Operation>>;
@@ -47,6 +49,7 @@ export function resources(...kinds: ResourceKind[]): Resource[] {
     out.push({
       name,
       kind: r.kind,
+      assumption: r.operations.find((o) => o.assumption)?.assumption,
       collection: r.collection,
       op: Object.fromEntries(r.operations.map((o) => [o.action, o])),
     });

@@ -18,16 +18,26 @@ import {
   takeCounts,
 } from "./http.ts";
 import {
+  OBSERVED_ANNOTATION,
+  type Observed,
+  observeBrowser,
+  observedText,
+  observeTarget,
+  takeObserved,
+} from "./observed.ts";
+import {
   kindTag,
   NOT_CHECKED,
+  NOT_SELECTED,
   NOT_VERIFIED,
   READ_ONLY,
   requirements,
   requirementTag,
+  SUBJECT_ANNOTATION,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
 } from "./requirements.ts";
-import { suiteContract } from "./resources.ts";
+import { resources, suiteContract } from "./resources.ts";
 import { codeOf, throughScreens } from "./screens.ts";
 import { clientParams, codeFlowToken, tokenRequest, userTokens } from "./tokens.ts";
 
@@ -110,8 +120,9 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   targetSettings: [{}, { option: true, scope: "worker" }],
   expectedFailures: [[], { option: true, scope: "worker" }],
   sharedContext: [
-    async ({ browser }, use) => {
+    async ({ browser, target }, use) => {
       const context = await browser.newContext();
+      observeBrowser(context, target.baseUrl);
       await use(context);
       await context.close();
     },
@@ -121,7 +132,12 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   // cookies, pages or routes, as a new browser would. With CONFORMANCE_TRACE=1 every check gets
   // its own context again, which Playwright traces (the HTML report then holds a trace of failures).
   ...(TRACE
-    ? {}
+    ? {
+        context: async ({ context, target }, use) => {
+          observeBrowser(context, target.baseUrl);
+          await use(context);
+        },
+      }
     : {
         context: async ({ sharedContext }, use) => {
           await sharedContext.clearCookies();
@@ -133,11 +149,20 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   // Before every check: a target that stopped answering fails the check at once, saying so,
   // instead of each check waiting out its own timeouts. A check expected to fail is marked so.
   targetAnswers: [
-    async ({ target, expectedFailures }, use, testInfo) => {
+    async ({ target, expectedFailures, contract }, use, testInfo) => {
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
       configureSending({ readOnly: target.readOnly, retries: target.retries });
+      observeTarget(target.baseUrl, contract.compiled, target.kinds);
+      await takeObserved();
       takeCounts();
       testInfo.skip(target.readOnly && testInfo.tags.includes(WRITES_TAG), READ_ONLY);
+      // A rule checked on a resource the description does not show is checked at the assumption kind.
+      const subject = testInfo.annotations.find((a) => a.type === SUBJECT_ANNOTATION)?.description;
+      const assumed = subject === undefined ? undefined : resources().find((r) => r.name === subject)?.assumption;
+      testInfo.skip(
+        assumed !== undefined && !target.kinds.has("assumption"),
+        `${NOT_SELECTED}${subject} rests on ${assumed} (openapi/ASSUMPTIONS.md), not on the description; --assumptions checks it`,
+      );
       try {
         await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
       } catch (err) {
@@ -150,6 +175,20 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       const counts = takeCounts();
       if (counts.requests > 0)
         testInfo.annotations.push({ type: REQUESTS_ANNOTATION, description: countsText(counts) });
+      // What the rule layer found in this check's exchanges goes to the matrix, each under its
+      // own requirement; one of this check's own requirement (and subject) fails the check.
+      const observed = await takeObserved();
+      const own: string[] = [];
+      for (const o of observed) {
+        const { requirement, resource, where, expected, found, kind } = o;
+        const travels: Observed = { requirement, where, expected, found, kind, ...(resource ? { resource } : {}) };
+        testInfo.annotations.push({ type: OBSERVED_ANNOTATION, description: JSON.stringify(travels) });
+        const mine = testInfo.tags.includes(requirementTag(requirement)) && (!subject || subject === resource);
+        if (mine) own.push(`${requirement} ${observedText(o)}`);
+      }
+      if (own.length > 0 && testInfo.status === "passed" && testInfo.expectedStatus === "passed") {
+        throw new Error(`observed: in this check's exchanges, ${[...new Set(own)].join("; ")}`);
+      }
     },
     { auto: true },
   ],

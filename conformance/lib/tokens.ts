@@ -1,12 +1,16 @@
 // The token endpoint as the checks use it: a request, the code flow through
 // the screens, the configured user's tokens, and a code exchanged after the
 // target's clock moved.
+
 import { type APIRequestContext, type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import type { components } from "../../src/contract/generated/openapi.ts";
+import { oauthFacts } from "../../src/rules/oauth.ts";
 import { apiBase, CLIENT_SETTINGS, type Client, missingOf, type Target } from "./config.ts";
 import { type Reply, send } from "./http.ts";
+import { observeBrowser } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
+import { suiteContract } from "./resources.ts";
 import { codeIn, codeOf, codeThroughScreens, throughScreens } from "./screens.ts";
-import { TOKEN_ERRORS, type TokenError } from "./token-errors.ts";
 
 export interface Tokens {
   access_token: string;
@@ -92,6 +96,9 @@ export function grantedTokens(res: Reply, grant: GrantRule, needs: { refresh?: b
   return fields as unknown as Tokens;
 }
 
+/** A token error code the contract lists (RFC 6749 5.2, A-TOKEN-ERRORS). */
+export type TokenError = components["schemas"]["OAuthError"]["error"];
+
 /**
  * The token endpoint refused `res` with the error `expected`. A refusal with a code RFC 6749 5.2
  * does not have is OAUTH-TOKEN-ERRORS' finding, reported there once: the check that only needs
@@ -100,7 +107,7 @@ export function grantedTokens(res: Reply, grant: GrantRule, needs: { refresh?: b
 export function expectTokenError(res: Reply, expected: TokenError, what = res.call): void {
   const error = readTokenAnswer(res)?.error;
   test.skip(
-    res.status >= 400 && typeof error === "string" && !(TOKEN_ERRORS as readonly string[]).includes(error),
+    res.status >= 400 && typeof error === "string" && !oauthFacts(suiteContract()).tokenErrors.includes(error),
     `${NOT_CHECKED}OAUTH-TOKEN-ERRORS: ${res.call} refused with error ${JSON.stringify(error)}, no code of RFC 6749 5.2`,
   );
   expect(error, `${what}: ${res.status} ${res.text.slice(0, 200)}`).toBe(expected);
@@ -114,7 +121,10 @@ const flowContexts = new WeakMap<Browser, Promise<BrowserContext>>();
 async function codeRedirect(browser: Browser, t: Target, client: Client): Promise<URL> {
   let context = flowContexts.get(browser);
   if (!context) {
-    context = browser.newContext();
+    context = browser.newContext().then((made) => {
+      observeBrowser(made, t.baseUrl);
+      return made;
+    });
     flowContexts.set(browser, context);
   }
   const ctx = await context;

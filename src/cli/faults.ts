@@ -62,7 +62,8 @@ export interface Summary {
     /** `SVC-METHODS · Supplier` for a row of one subject; the id otherwise (summaries of earlier versions have none). */
     row?: string;
     verdict: string;
-    checks: Array<{ title: string; status: string; reason?: string }>;
+    /** `observed`: a violation the rule layer found in the exchanges of a check, not its own assertion. */
+    checks: Array<{ title: string; status: string; reason?: string; observed?: boolean }>;
   }>;
 }
 
@@ -281,8 +282,11 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
     r.checks.filter((x) => RUNTIME_ERROR.test(x.reason ?? "")).map((x) => `${rowOf(r)}: ${x.title}: ${x.reason}`),
   );
   // A fault is caught only by a failure that says what the fault is: a typo in a check is no catch.
+  // What the rule layer observed says it in the rule's own words (src/rules, tested on its own).
   const unexplained = c.says
-    ? failedChecks.filter((x) => !c.says!.test(x.reason ?? "")).map((x) => `${x.title}: ${x.reason ?? x.status}`)
+    ? failedChecks
+        .filter((x) => !x.observed && !x.reason?.startsWith("observed: ") && !c.says!.test(x.reason ?? ""))
+        .map((x) => `${x.title}: ${x.reason ?? x.status}`)
     : [];
   const ok =
     summary !== undefined &&

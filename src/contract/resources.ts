@@ -96,6 +96,12 @@ export interface Operation {
   answers: string;
   databaseParam: string | undefined;
   idParam: string | undefined;
+  /**
+   * The assumption its path or operation rests on (`x-assumption`): a resource the description
+   * does not show, such as the administrations (A-ADMINISTRATIONS). What is checked of it is
+   * checked at the assumption kind, whatever the rule's own kind.
+   */
+  assumption: string | undefined;
 }
 
 /** An operation under /api/ that is none of the four kinds, and why. */
@@ -159,6 +165,12 @@ const pascalOf = (param: string) =>
     .filter(Boolean)
     .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
     .join("");
+
+/** The `x-assumption` a node of the contract (a path item, an operation) rests on. */
+export const assumptionOf = (node: unknown): string | undefined => {
+  const a = (node as { "x-assumption"?: unknown } | undefined)?.["x-assumption"];
+  return typeof a === "string" ? a : undefined;
+};
 
 /** Reads the resource model of a contract. Throws ResourceModelError for a contract it can not read. */
 export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
@@ -300,12 +312,13 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
     path: string,
     method: Method,
     op: OperationObject,
-    rest: Omit<Operation, "operationId" | "method" | "path" | "databaseParam">,
+    rest: Omit<Operation, "operationId" | "method" | "path" | "databaseParam" | "assumption">,
   ): Operation => ({
     operationId: op.operationId ?? `${method} ${path}`,
     method,
     path,
     databaseParam: g.databaseParam,
+    assumption: assumptionOf(doc.paths[path]) ?? assumptionOf(op),
     ...rest,
   });
 

@@ -4,6 +4,7 @@
 // read as the mock routes them (paths.ts). The judge does not know which
 // versions a target serves, so any `/v<digits>` is a version segment.
 import type { CompiledContract, Operation } from "../contract/index.ts";
+import { assumptionOf } from "../contract/resources.ts";
 import {
   formatSuffix,
   isDataPath,
@@ -65,13 +66,11 @@ export class Places {
       const assumptions: Record<string, string | undefined> = {};
       for (const [m, op] of Object.entries(item)) {
         if (["get", "put", "post", "delete", "patch", "head", "options"].includes(m)) {
-          const o = op as { operationId?: string; "x-assumption"?: unknown };
-          methods[m.toUpperCase()] = o.operationId;
-          if (typeof o["x-assumption"] === "string") assumptions[m.toUpperCase()] = o["x-assumption"];
+          methods[m.toUpperCase()] = (op as { operationId?: string }).operationId;
+          assumptions[m.toUpperCase()] = assumptionOf(op);
         }
       }
-      const own = (item as { "x-assumption"?: unknown })["x-assumption"];
-      return { path, methods, assumption: typeof own === "string" ? own : undefined, assumptions };
+      return { path, methods, assumption: assumptionOf(item), assumptions };
     });
     this.#templates = new PathMatcher(templates, (t) => t.path);
     this.#operations = new Map(contract.resources.operations.map((o) => [`${o.method} ${o.path}`, o]));

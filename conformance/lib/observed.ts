@@ -1,0 +1,132 @@
+// Every exchange the suite makes with the target, through its API client or
+// its browser, is judged by the rule layer (src/rules), the same judge bawa
+// proxy runs: a rule is checked on every request it applies to, not only in the
+// check that names it. What the judge finds during a check travels to the
+// matrix in an annotation of that check; a finding of the check's own
+// requirement (and subject) fails the check itself.
+import type { BrowserContext, Response } from "@playwright/test";
+import type { CompiledContract } from "../../src/contract/index.ts";
+import type { Exchange } from "../../src/rules/exchange.ts";
+import { Judge, type Judgement, type Kind } from "../../src/rules/judge/index.ts";
+
+/** The annotation a check's observed violations travel in to the matrix, one JSON object each. */
+export const OBSERVED_ANNOTATION = "observed";
+
+/** What the matrix reads of an observed violation. */
+export type Observed = Pick<Judgement, "requirement" | "where" | "expected" | "found" | "resource" | "kind">;
+
+/** A violation as one line of a report: where, what was expected, what was found. */
+export const observedText = (o: Observed) =>
+  `${o.where}: expected ${o.expected}${o.found === undefined ? "" : `, found ${o.found}`}`;
+
+// Per worker (a worker is a process checking one target at a time): a judge per target, and what
+// it found since the last check ended.
+const judges = new Map<string, Judge>();
+let current: Judge | undefined;
+let found: Judgement[] = [];
+// Browser answers are read asynchronously (their bodies); they are judged in the order they came.
+let browser: Promise<void> = Promise.resolve();
+
+/** The judge of this target, made once per worker with the run's contract and kinds. */
+export function observeTarget(baseUrl: string, contract: CompiledContract, kinds: Iterable<Kind>): void {
+  let judge = judges.get(baseUrl);
+  if (!judge) {
+    judge = new Judge(contract, { kinds: [...kinds] });
+    judges.set(baseUrl, judge);
+  }
+  current = judge;
+}
+
+/** Judges one exchange the suite made; API calls wait for the browser's answers that came before them. */
+export async function observe(ex: Exchange): Promise<void> {
+  await browser;
+  if (current) judged(current, ex);
+}
+
+function judged(judge: Judge, ex: Exchange): void {
+  try {
+    found.push(...judge.judge(ex));
+  } catch (err) {
+    // A bug of the rules must not take the checks with it: it is said, and the check goes on.
+    console.error(`bawa conformance: internal error judging ${ex.method} ${ex.url} (a bug of bawa):`, err);
+  }
+}
+
+/** What the judge found since the last call: the findings of one check. */
+export async function takeObserved(): Promise<Judgement[]> {
+  await browser;
+  const out = found;
+  found = [];
+  return out;
+}
+
+const lowerHeaders = (headers: ReadonlyArray<{ name: string; value: string }>) => {
+  const out: Record<string, string | string[]> = {};
+  for (const { name, value } of headers) {
+    const k = name.toLowerCase();
+    const known = out[k];
+    out[k] = known === undefined ? value : [...[known].flat(), value];
+  }
+  return out;
+};
+
+/** The path and query of a URL, as a client sends them. */
+export const targetOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
+/** An exchange in the rules' plain data: header names in lower case, Set-Cookie as a list. */
+export function exchangeOf(parts: {
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody: Buffer | undefined;
+  status: number;
+  headers: ReadonlyArray<{ name: string; value: string }>;
+  body: Buffer | undefined;
+}): Exchange {
+  const answered = lowerHeaders(parts.headers);
+  const single = Object.fromEntries(
+    Object.entries(answered).map(([k, v]) => [k, k === "set-cookie" ? [v].flat() : [v].flat()[0]]),
+  );
+  return {
+    method: parts.method,
+    url: targetOf(parts.url),
+    requestHeaders: Object.fromEntries(Object.entries(parts.requestHeaders).map(([k, v]) => [k.toLowerCase(), v])),
+    requestBody: parts.requestBody,
+    status: parts.status,
+    headers: single,
+    body: parts.body,
+    at: Date.now(),
+  };
+}
+
+/** Judges what a browser context receives from the target (the screens, the redirects). */
+export function observeBrowser(context: BrowserContext, baseUrl: string): void {
+  const origin = new URL(baseUrl).origin;
+  const read = async (res: Response): Promise<Exchange> => {
+    const request = res.request();
+    const status = res.status();
+    // A redirect has no body to read; a page's is read for the rules of error pages.
+    const body = status >= 300 && status < 400 ? undefined : await res.body().catch(() => undefined);
+    return exchangeOf({
+      method: request.method(),
+      url: res.url(),
+      requestHeaders: await request.allHeaders().catch(() => request.headers()),
+      requestBody: request.postDataBuffer() ?? undefined,
+      status,
+      headers: await res.headersArray().catch(() => []),
+      body,
+    });
+  };
+  context.on("response", (res) => {
+    if (new URL(res.url()).origin !== origin) return;
+    const exchange = read(res);
+    const judge = current;
+    browser = browser.then(async () => {
+      const ex = await exchange;
+      if (judge) judged(judge, ex);
+    });
+  });
+}
