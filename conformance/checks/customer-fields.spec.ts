@@ -112,24 +112,6 @@ test(
 );
 
 test(
-  "a property missing from the body is given a default and the customer is stored",
-  coversWriting("CUST-DEFAULTS"),
-  async ({ api, target, session }) => {
-    const auth = await session.auth();
-    const body = customerBody(uniqueName());
-    const omitted = ["Fax", "Homepage", "IsInFactoring", "CreditLimit", "CustomerGroupId", "Street2"];
-    for (const k of omitted) delete body[k];
-    const { id } = await createCustomer(api, target, auth, body);
-    const answer = (await getCustomer(api, target, auth, id)).json();
-    await deleteCustomer(api, target, auth, id);
-    expect(
-      omitted.filter((k) => valueNamed(answer, k) === undefined),
-      "omitted properties missing from the stored customer",
-    ).toEqual([]);
-  },
-);
-
-test(
   "POST with a body of all properties is accepted",
   coversWriting("CUST-BODY-ALL"),
   async ({ api, target, session }) => {

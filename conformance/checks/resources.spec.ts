@@ -17,11 +17,15 @@ import {
   bodyOf,
   changeableProperty,
   creationRule,
+  hasDefault,
+  isEnum,
   lifecycle,
   listOf,
   nameProperty,
   type Resource,
+  requiredOf,
   resources,
+  textValue,
   uniqueName,
   urlOf,
 } from "../lib/resources.ts";
@@ -94,7 +98,7 @@ for (const r of resources("editable")) {
       const changed = await calls.put(id, {
         ...body,
         [c.idProperty!]: calls.idOf(read.json()) === undefined ? id : read.json()[c.idProperty!],
-        ...(field ? { [field]: "Changed by PUT" } : {}),
+        ...(field ? { [field]: textValue(c, field, "Changed by PUT") } : {}),
       });
       expectSucceeded(changed, `${changed.call}: ${changed.text.slice(0, 300)}`);
       if (field) {
@@ -105,7 +109,7 @@ for (const r of resources("editable")) {
           `${NOT_CHECKED}${c.name === "Customer" ? "CUST-FIELDS" : "SVC-FIELDS"}: ${read.call} has no ${field}`,
         );
         const reread = described((await calls.get(id)).json(), c.properties, target);
-        expect(reread[field], `PUT's ${field} is read back`).toBe("Changed by PUT");
+        expect(reread[field], `PUT's ${field} is read back`).toBe(textValue(c, field, "Changed by PUT"));
       }
       const removed = await calls.delete(id);
       expectSucceeded(removed, removed.call);
@@ -119,6 +123,46 @@ for (const r of resources("editable")) {
         );
       }
       expect(gone.status, `${gone.call} after DELETE`).toBe(404);
+    },
+  );
+
+  test(
+    `${r.name}: a property missing from the body of POST or PUT is given its default`,
+    about(r, coversWriting("CUST-DEFAULTS")),
+    async ({ api, target, session, findings }) => {
+      await findings.require({ names: true });
+      const auth = await session.auth();
+      const calls = lifecycle(api, target, r, auth);
+      const omissible = omissibleProperties(c);
+      test.skip(omissible.length === 0, `${NOT_APPLICABLE}${c.request!.schema} has no property a body may leave out`);
+      const name = uniqueName(target.namePrefix);
+      // POST without them: the object is stored with every one of them.
+      const full = bodyOf(c, name);
+      const posted = Object.fromEntries(Object.entries(full).filter(([k]) => !omissible.includes(k)));
+      const { id } = await calls.create(posted);
+      const created = described((await calls.get(id)).json(), c.properties, target);
+      // PUT without them, after each was given a value no default is: none keeps that value.
+      const texts = omissible.filter((k) => freeText(c, k));
+      const set = Object.fromEntries(texts.map((k) => [k, textValue(c, k, "Set before PUT")]));
+      const shownId = calls.idOf(created) === undefined ? id : created[c.idProperty!];
+      const before = await calls.put(id, { ...full, [c.idProperty!]: shownId, ...set });
+      const replaced = await calls.put(id, { ...posted, [c.idProperty!]: shownId });
+      const after = described((await calls.get(id)).json(), c.properties, target);
+      await calls.delete(id);
+      expect(
+        omissible.filter((k) => !(k in created)),
+        `omitted properties missing from the stored ${r.name}`,
+      ).toEqual([]);
+      expectSucceeded(before, `${before.call}: ${before.text.slice(0, 200)}`);
+      expectSucceeded(replaced, `${replaced.call}: ${replaced.text.slice(0, 200)}`);
+      expect(
+        omissible.filter((k) => !(k in after)),
+        `properties a PUT left out, missing from the stored ${r.name}`,
+      ).toEqual([]);
+      expect(
+        texts.filter((k) => after[k] === set[k]),
+        `properties a PUT left out that kept the value the PUT before gave them, instead of their default`,
+      ).toEqual([]);
     },
   );
 
@@ -159,6 +203,43 @@ for (const r of resources("editable")) {
       }
       if (r.op.delete) expect((await calls.delete(id)).status, "DELETE").toBe(404);
     },
+  );
+}
+
+/**
+ * Properties of an editable resource's body that a body may leave out (not required, with a
+ * default): a few of each type, never the id, the name, or what the service sets itself.
+ */
+function omissibleProperties(c: Resource["collection"]): string[] {
+  const required = new Set(requiredOf(c));
+  const name = nameProperty(c);
+  const candidates = c.request!.properties.filter(
+    (k) =>
+      !required.has(k) &&
+      k !== c.idProperty &&
+      k !== name &&
+      !c.serviceSet.some((s) => s.name === k) &&
+      hasDefault(c, k),
+  );
+  const byType = new Map<string, string[]>();
+  for (const k of candidates) {
+    const type = (c.types[k] ?? []).find((t) => t !== "null") ?? "null";
+    byType.set(type, [...(byType.get(type) ?? []), k]);
+  }
+  return [...byType.values()].flatMap((ks) => ks.slice(-2));
+}
+
+/**
+ * A property of free text: any text a person types is valid there (not a date, not an enum, not a
+ * code, whose allowed values the description does not show), so a check may write one.
+ */
+function freeText(c: Resource["collection"], k: string): boolean {
+  return (
+    (c.types[k] ?? []).includes("string") &&
+    !c.dateProperties.includes(k) &&
+    !k.endsWith("Id") &&
+    !isEnum(c, k) &&
+    String(textValue(c, k, "Set before PUT")).length >= 3
   );
 }
 

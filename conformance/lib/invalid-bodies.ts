@@ -3,34 +3,23 @@
 // case can be replayed exactly.
 import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
-import type { JsonSchema, OpenApiDocument } from "../../src/contract/index.ts";
+import { type CompiledContract, MONTH_DAY_YEAR } from "../../src/contract/index.ts";
+import { propertiesOf, typesOf } from "../../src/rules/bodies.ts";
 
 export const SEED = Number(process.env.CONFORMANCE_SEED ?? (process.env.CI ? 20261121 : Date.now() % 2 ** 31));
 export const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 40);
 
-type Schema = JsonSchema & {
-  $ref?: string;
-  type?: string | string[];
-  pattern?: string;
-  properties?: Record<string, Schema>;
-};
-
-/** The request schema's properties with their allowed JSON types and patterns, read from the contract. */
-export function requestProperties(doc: OpenApiDocument): Array<{ name: string; types: string[]; pattern?: RegExp }> {
-  const schemas = doc.components.schemas as Record<string, Schema>;
-  const deref = (s: Schema): Schema => {
-    if (!s.$ref) return s;
-    const { $ref, ...siblings } = s;
-    return { ...deref(schemas[$ref.split("/").pop()!]!), ...siblings };
-  };
-  return Object.entries(schemas.CustomerRequest!.properties!).map(([name, raw]) => {
-    const s = deref(raw);
-    return {
-      name,
-      types: [s.type].flat().filter((t): t is string => typeof t === "string"),
-      ...(s.pattern ? { pattern: new RegExp(s.pattern) } : {}),
-    };
-  });
+/** A request schema's properties with their allowed JSON types and patterns, read from the contract. */
+export function requestProperties(
+  contract: CompiledContract,
+  schema: string,
+): Array<{ name: string; types: string[]; pattern?: RegExp; date: boolean }> {
+  return Object.entries(propertiesOf(contract, schema)).map(([name, s]) => ({
+    name,
+    types: typesOf(s),
+    ...(s.pattern ? { pattern: new RegExp(s.pattern) } : {}),
+    date: s.format === MONTH_DAY_YEAR,
+  }));
 }
 
 const fits = (v: unknown, types: string[]) =>
@@ -51,9 +40,9 @@ const anyValue = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 2 }),
 );
 
-/** A valid body with one property replaced by a value of a type the contract does not allow there. */
-export function wrongTypeBodies(doc: OpenApiDocument, valid: Record<string, unknown>) {
-  const props = requestProperties(doc);
+/** A valid body of `schema` with one property replaced by a value of a type the contract does not allow there. */
+export function wrongTypeBodies(contract: CompiledContract, schema: string, valid: Record<string, unknown>) {
+  const props = requestProperties(contract, schema);
   return fc
     .constantFrom(...props)
     .chain((p) =>
@@ -61,9 +50,13 @@ export function wrongTypeBodies(doc: OpenApiDocument, valid: Record<string, unkn
     );
 }
 
-/** A valid body with a date field that is not month/day/year. */
-export function malformedDateBodies(doc: OpenApiDocument, valid: Record<string, unknown>) {
-  const dates = requestProperties(doc).filter((p) => p.pattern);
+/** The date properties of `schema` (month/day/year), which malformedDateBodies spoils. */
+export const dateProperties = (contract: CompiledContract, schema: string) =>
+  requestProperties(contract, schema).filter((p) => p.date && p.pattern);
+
+/** A valid body of `schema` with a date field that is not month/day/year. */
+export function malformedDateBodies(contract: CompiledContract, schema: string, valid: Record<string, unknown>) {
+  const dates = dateProperties(contract, schema);
   const bad = fc.oneof(
     fc
       .date({ min: new Date("1900-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
@@ -126,7 +119,7 @@ export async function assertProperty<T>(arb: fc.Arbitrary<T>, predicate: (v: T) 
     // fast-check keeps the failing assertion itself as the cause.
     const cause = (err as Error & { cause?: Error }).cause?.message?.split("\n")[0];
     throw new Error(
-      `${cause ? `${cause}\n` : ""}${message}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES`,
+      `${cause ? `${cause}\n` : ""}${message}\nReplay: CONFORMANCE_SEED=${SEED} npm run conformance -- --grep A-INVALID-BODIES --assumptions`,
     );
   }
 }

@@ -4,6 +4,7 @@
 // target, bodies generated from each editable resource's request schema, and
 // the calls of its lifecycle. The generic checks run once per resource of the
 // right kind; nothing here names a resource.
+
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type APIRequestContext, test } from "@playwright/test";
@@ -12,11 +13,11 @@ import {
   type Collection,
   type CompiledContract,
   compileContract,
-  MONTH_DAY_YEAR,
   type Operation,
   type ResourceKind,
 } from "../../src/contract/index.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
+import { completeBody, propertiesOf, valueFor } from "../../src/rules/bodies.ts";
 import { type Target, urlOf } from "./config.ts";
 import { nameOf } from "./created.ts";
 import { notAddressable, notCreated, type Reply, send } from "./http.ts";
@@ -67,17 +68,6 @@ export function listOf(c: Collection): Resource | undefined {
 export { uniqueName } from "./created.ts";
 export { urlOf };
 
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  default?: unknown;
-  format?: string;
-  maxLength?: number;
-  minLength?: number;
-  properties?: Record<string, Schema>;
-  required?: string[];
-};
-
 /** The first object of the project's seed for a collection (mock-data/), as an example of valid values. */
 function seedExample(c: Collection): Record<string, unknown> | undefined {
   const root = join(PROJECT_ROOT, "mock-data");
@@ -93,47 +83,37 @@ function seedExample(c: Collection): Record<string, unknown> | undefined {
 }
 
 /**
- * A body of an editable resource with every property of its request schema (the description:
- * a body holds all properties): the contract's default where it has one; for a required property
- * without one, the seed's example value, else a value of its type. The first required text
- * property carries `name` (the run's unique name), so cleanup and a list can find the object.
+ * A body of an editable resource with every property of its request schema (the description: a
+ * body holds all properties), made from that resource's own schema (src/rules/bodies.ts): the
+ * contract's default where it has one; for a required property without one, the seed's example
+ * value, else a value its schema accepts. The first required text property carries `name` (the
+ * run's unique name, cut to its maxLength), so cleanup and a list can find the object.
  */
 export function bodyOf(c: Collection, name: string): Record<string, unknown> {
-  const { doc } = suiteContract();
-  const schemas = doc.components.schemas as Record<string, Schema>;
-  const resolve = (s: Schema | undefined): Schema => {
-    let out = s ?? {};
-    for (let i = 0; out.$ref && i < 20; i++) {
-      const { $ref, ...rest } = out;
-      out = { ...schemas[$ref.split("/").pop()!], ...rest };
-    }
-    return out;
-  };
-  const request = resolve(schemas[c.request!.schema]);
-  const required = new Set(request.required ?? []);
-  const example = seedExample(c) ?? {};
-  const nameField = nameProperty(c);
-  const body: Record<string, unknown> = {};
-  for (const [k, raw] of Object.entries(request.properties ?? {})) {
-    const p = resolve(raw);
-    const types = [p.type].flat();
-    if (k === nameField) body[k] = name.slice(0, p.maxLength ?? name.length);
-    else if (k === c.idProperty) body[k] = c.idIsNumber ? 0 : "";
-    else if (p.default !== undefined && !required.has(k)) body[k] = p.default;
-    else if (k in example) body[k] = example[k];
-    else if (types.includes("null")) body[k] = null;
-    else if (p.format === MONTH_DAY_YEAR) body[k] = "03/14/2011";
-    else if (types.includes("string")) body[k] = "x".repeat(Math.max(1, p.minLength ?? 1));
-    else if (types.includes("integer") || types.includes("number")) body[k] = 0;
-    else if (types.includes("boolean")) body[k] = false;
-    else if (types.includes("array")) body[k] = [];
-    else body[k] = null;
-  }
-  return body;
+  return completeBody(suiteContract(), c, { name, nameProperty: nameProperty(c), example: seedExample(c) });
 }
 
 /** The property that carries a created object's unique name (created.ts, which cleanup reads too). */
 export const nameProperty = (c: Collection): string | undefined => nameOf(c, suiteContract().doc);
+
+/** The properties the request schema of an editable resource requires. */
+export function requiredOf(c: Collection): string[] {
+  const schemas = suiteContract().doc.components.schemas as Record<string, { required?: string[] }>;
+  return schemas[c.request?.schema ?? c.schema]?.required ?? [];
+}
+
+/** Whether the contract gives a property of an editable resource's request a default. */
+export const hasDefault = (c: Collection, property: string) =>
+  propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property]?.default !== undefined;
+
+/** Whether a property of an editable resource's request allows only the values it lists. */
+export const isEnum = (c: Collection, property: string) =>
+  propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property]?.enum !== undefined;
+
+/** A value of `property` that its schema accepts, made from `text` (cut to its maxLength). */
+export function textValue(c: Collection, property: string, text: string): unknown {
+  return valueFor(propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property] ?? {}, text);
+}
 
 /** A text property a PUT can change and a GET read back: nullable text, no date, no id, not the name. */
 export function changeableProperty(c: Collection): string | undefined {

@@ -24,6 +24,8 @@ const NOT_SHOWN: Record<string, string> = {
   "csrf-off": "which form fields carry the anti-forgery value is the service's own",
   "unknown-path-200": "the service has resources the description does not show: an unknown path may be one of them",
   "bad-bodies-500": "a 500 for a body of the wrong type breaks an assumption (A-INVALID-BODIES), not the description",
+  "put-keeps-omitted":
+    "the default of a property a PUT leaves out is not shown: the value it had before may be its default",
 };
 /**
  * Requirements a fault breaks on some contract, but not on this one: the faults

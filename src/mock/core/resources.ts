@@ -254,10 +254,22 @@ function updateObject(op: Operation): Next {
     const input = readBody(req, op, db, id);
     if (!input.ok) return input.response;
     const { store, rules } = req.ctx;
-    const updated = rules.putChanges ? store.replace(c.name, db, id, input.object) : store.get(c.name, db, id);
+    const before = rules.putFillsDefaults ? undefined : store.get(c.name, db, id);
+    // Without the rule, what the body left out keeps the value it had (a merge, not a replace).
+    const object = before
+      ? project({ ...input.object, ...omitted(before, input.sent ?? []) }, c.request!.properties)
+      : input.object;
+    const updated = rules.putChanges ? store.replace(c.name, db, id, object) : store.get(c.name, db, id);
     if (!updated) return notFound(req, op, db, id);
     return stored(req, c.schema, updated, sentInVain(input, updated), "resource.updated");
   };
+}
+
+/** The properties of a stored object that a body did not send. */
+function omitted(o: StoredObject, sent: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (!sent.includes(k)) out[k] = v;
+  return out;
 }
 
 function deleteObject(op: Operation): Next {
@@ -282,6 +294,8 @@ type Read =
       ignored: readonly string[];
       /** Values the body gave for properties the service sets itself (sequences, the database). */
       given: ReadonlyArray<readonly [string, unknown]>;
+      /** The properties the body sent, where a rule that is off by default needs them. */
+      sent?: readonly string[];
     }
   | { ok: false; response: MockResponse };
 
@@ -323,7 +337,7 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   const raw = bound.value;
   const given = givenOf(raw, c.serviceSet);
   // What was sent, before defaults fill the rest: only the rules that are off by default read it.
-  const sent = rules.acceptAllProperties && rules.fillDefaults ? undefined : Object.keys(raw);
+  const sent = rules.acceptAllProperties && rules.fillDefaults && rules.putFillsDefaults ? undefined : Object.keys(raw);
   if (!rules.acceptAllProperties && sent!.length === fields.length) {
     return invalid("The request body has too many properties.");
   }
@@ -342,7 +356,13 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   const kept = rules.fillDefaults ? fields : fields.filter((k) => sent!.includes(k) || k === idProperty);
   // The stored object holds the contract's properties in its order: a body that has just those,
   // in that order, is stored as it is.
-  return { ok: true, object: inOrder(raw, kept) ? raw : project(raw, kept), ignored: bound.ignored, given };
+  return {
+    ok: true,
+    object: inOrder(raw, kept) ? raw : project(raw, kept),
+    ignored: bound.ignored,
+    given,
+    ...(sent ? { sent } : {}),
+  };
 }
 
 const NOTHING_GIVEN: ReadonlyArray<readonly [string, unknown]> = Object.freeze([]);

@@ -75,6 +75,8 @@ export interface Rules {
   acceptAllProperties: boolean;
   /** PUT replaces the customer (description, Endpoints). */
   putChanges: boolean;
+  /** A property a PUT leaves out gets its default, as on create; off, it keeps its old value (description, Customer). */
+  putFillsDefaults: boolean;
   /** DELETE removes the customer (description, Endpoints). */
   deleteRemoves: boolean;
   /** Property names of JSON answers: as the field table (pascal) or camelCase as the real family's guides say. */
@@ -114,6 +116,7 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   fillDefaults: true,
   acceptAllProperties: true,
   putChanges: true,
+  putFillsDefaults: true,
   deleteRemoves: true,
   jsonNames: "pascal",
 });

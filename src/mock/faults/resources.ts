@@ -91,9 +91,16 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
   fault({
     name: "defaults-missing",
     breaks: ["CUST-DEFAULTS"],
-    says: /omitted properties missing from the stored customer/,
+    says: /omitted properties missing from the stored/,
     what: "properties missing from the body stay missing from the object",
     rules: { fillDefaults: false },
+  }),
+  fault({
+    name: "put-keeps-omitted",
+    breaks: ["CUST-DEFAULTS"],
+    says: /a PUT left out that kept the value/,
+    what: "a property a PUT leaves out keeps its old value instead of its default",
+    rules: { putFillsDefaults: false },
   }),
   fault({
     name: "full-body-refused",

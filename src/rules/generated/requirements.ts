@@ -51,7 +51,7 @@ export const REQUIREMENTS = {
   "CUST-DEFAULTS": {
     kind: "spec",
     section: "Resources and their fields, Customer",
-    text: "A property missing from the body of POST or PUT is given its default value; the object is still stored with that property.",
+    text: "A property missing from the body of POST or PUT is given its default value; the object is still stored with that property, and a PUT does not keep the value it had before. Checked per editable resource.",
   },
   "CUST-CREATE-ID": {
     kind: "spec",
