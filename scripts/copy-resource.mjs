@@ -28,16 +28,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  */
 export function copyResource(doc, from, to) {
   const out = structuredClone(doc);
-  const hold = "\u0000SWAP\u0000";
-  const rename = (value) =>
-    JSON.parse(
-      JSON.stringify(value)
-        .replaceAll(`${to}Id`, hold)
-        .replaceAll(`${from}Id`, `${to}Id`)
-        .replaceAll(from, to)
-        .replaceAll(from.toLowerCase(), to.toLowerCase())
-        .replaceAll(hold, `${from}Id`),
-    );
+  const rename = renaming(from, to);
   const named = (name) => name.includes(from) || name.includes(from.toLowerCase());
   const renameKey = (k) => k.replaceAll(from, to).replaceAll(from.toLowerCase(), to.toLowerCase());
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -52,6 +43,26 @@ export function copyResource(doc, from, to) {
     out.tags.push(rename(doc.tags.find((t) => t.name === from)));
   }
   return out;
+}
+
+/**
+ * Renames `from` to `to` everywhere in a JSON value, as copyResource renames the copies (seed
+ * objects of the copied resource are renamed the same way).
+ * @param {string} from
+ * @param {string} to
+ * @returns {<T>(value: T) => T}
+ */
+export function renaming(from, to) {
+  const hold = "\u0000SWAP\u0000";
+  return (value) =>
+    JSON.parse(
+      JSON.stringify(value)
+        .replaceAll(`${to}Id`, hold)
+        .replaceAll(`${from}Id`, `${to}Id`)
+        .replaceAll(from, to)
+        .replaceAll(from.toLowerCase(), to.toLowerCase())
+        .replaceAll(hold, `${from}Id`),
+    );
 }
 
 /**

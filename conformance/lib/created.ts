@@ -14,10 +14,20 @@ export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conf
 export const leftBehind = (prefix: string): RegExp =>
   new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} [0-9a-f]{8}$`);
 
-/** The property that carries a created object's unique name: the first required text property. */
+/** The longest name uniqueName gives with the default prefix: a property shorter than this can not carry it. */
+const NAME_LENGTH = uniqueName("Conformance").length;
+
+/**
+ * The property that carries a created object's unique name: a required text property long enough
+ * to hold it, one called a name first (`Name`, `ProductName`), else the first such; a short code
+ * (`Code`, maxLength 4) never carries it, or two runs' objects could not be told apart.
+ */
 export function nameOf(c: Collection, doc: OpenApiDocument): string | undefined {
-  const request = doc.components.schemas[c.request?.schema ?? ""] as { required?: string[] } | undefined;
-  return (request?.required ?? []).find((k) => k !== c.idProperty && [c.types[k]].flat().includes("string"));
+  type Schema = { required?: string[]; properties?: Record<string, { maxLength?: number; $ref?: string }> };
+  const request = doc.components.schemas[c.request?.schema ?? ""] as Schema | undefined;
+  const texts = (request?.required ?? []).filter((k) => k !== c.idProperty && [c.types[k]].flat().includes("string"));
+  const long = texts.filter((k) => (request?.properties?.[k]?.maxLength ?? Number.POSITIVE_INFINITY) >= NAME_LENGTH);
+  return long.find((k) => /name/i.test(k)) ?? long[0];
 }
 
 /** Where cleanup looks for an editable resource's objects, or why it can not. */

@@ -72,7 +72,7 @@ const RUNTIME_ERROR = /\b(TypeError|ReferenceError|RangeError|SyntaxError|is not
 
 export const faultsCommand: Command = {
   summary: "prove the suite catches every fault switch of the mock and tolerates the real family's behaviours",
-  usage: `usage: bawa faults [--only name,name] [--jobs n] [--whole-suite] [--contract file]
+  usage: `usage: bawa faults [--only name,name] [--jobs n] [--whole-suite] [--contract file] [--seed dir]
 
 For each fault switch of the mock (bawa mock --list-faults), checks the mock
 with that fault on, running the checks of the requirements it breaks, and
@@ -92,15 +92,17 @@ options:
                   breaks: proves no check breaks on any fault (about five times
                   longer; a nightly job's run)
   --contract <f>  mocks and suite on this contract (BAWA_CONTRACT): npm test runs
-                  the matrix on the contract with a second resource copied from
-                  Customer (scripts/copy-resource.mjs), so every fault that acts
-                  on resources is caught on both
+                  the matrix on a team's contract (scripts/team-contract.mjs: the
+                  customer copied as Supplier, and Product, shaped unlike it), so
+                  every fault that acts on resources is caught on each
+  --seed <dir>    the mocks' seed data (BAWA_SEED_DIR; default mock-data)
   -h, --help      this text`,
   options: {
     only: { type: "string" },
     jobs: { type: "string" },
     "whole-suite": { type: "boolean" },
     contract: { type: "string" },
+    seed: { type: "string" },
   },
   async run(values) {
     let switches: Switch[] = [...FAULTS, ...TOLERATED];
@@ -123,7 +125,8 @@ options:
     console.log(
       `bawa faults: ${cases.filter((c) => !c.exactly).length} faults and ${cases.filter((c) => c.exactly).length} runs of tolerated behaviours, ${jobs} at a time`,
     );
-    const summaries = await runTargets(cases, jobs, contractPath(values));
+    const seedDir = typeof values.seed === "string" ? values.seed : process.env.BAWA_SEED_DIR;
+    const summaries = await runTargets(cases, jobs, contractPath(values), seedDir);
     const outcomes = cases.map((c) => judge(c, summaries.get(c.name)));
     for (const o of outcomes) {
       for (const c of o.crashed) console.error(`  a check broke instead of failing an assertion, in ${o.case}: ${c}`);
@@ -205,6 +208,7 @@ async function runTargets(
   cases: Case[],
   jobs: number,
   contractFile: string,
+  seedDir: string | undefined,
 ): Promise<Map<string, Summary | undefined>> {
   const contract = compileContract(contractFile);
   const root = resolve("reports/faults");
@@ -214,7 +218,12 @@ async function runTargets(
   try {
     const targets: RunTarget[] = [];
     for (const c of cases) {
-      const mock = buildMock({ contract, switches: c.switches.map((s) => s.name), seedOptions: { strict: false } });
+      const mock = buildMock({
+        contract,
+        switches: c.switches.map((s) => s.name),
+        seedOptions: { strict: false },
+        ...(seedDir ? { seedDir } : {}),
+      });
       const server = await listen(mock, { host: "127.0.0.1", port: 0 });
       servers.push(server);
       const settings = { ...ownMockSettings(server.url, backgroundRefreshToken(mock)), ...c.settings };
