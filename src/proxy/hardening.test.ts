@@ -10,6 +10,7 @@ import { compileContract } from "../contract/index.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
+import { SEED } from "../mock/testing.ts";
 import { JUDGE_LIMIT_BYTES, type RunningProxy, startProxy } from "./node.ts";
 import { fullCustomer } from "./testing.ts";
 
@@ -94,6 +95,74 @@ describe("bawa proxy in front of the mock", () => {
     expect(logged.map((e) => [e.method, e.path, e.status])).toEqual([["POST", "/v1/api/DEMO/Customer", 413]]);
     expect(logged[0]!.problem).toMatch(/request body is larger than 67108864 bytes: forwarded, not read/);
   }, 60_000);
+
+  it("keeps the mock's guard: another Host reads no secret and mints no token, by any spelling", async () => {
+    const secrets = [SEED.app.clientSecret, SEED.second.clientSecret];
+    const json = { "content-type": "application/json" };
+    const mint = JSON.stringify({ clientId: SEED.app.clientId, clientSecret: SEED.app.clientSecret });
+    for (const path of ["/__mock/applications", "/%5F%5Fmock/applications", "/__MOCK//applications/"]) {
+      const read = await send(`${proxy.url}${path}`, { headers: { host: "attacker.test" } });
+      expect(read.status).toBe(403);
+      expect(JSON.parse(read.body.toString()).Message).toMatch(/^Host attacker\.test is not an address of this mock/);
+      for (const secret of secrets) expect(read.body.toString()).not.toContain(secret);
+    }
+    const minted = await send(`${proxy.url}/__mock/refresh-tokens`, {
+      method: "POST",
+      headers: { host: "attacker.test:80", ...json },
+      body: mint,
+    });
+    expect(minted.status).toBe(403);
+    expect(minted.body.toString()).not.toContain("refresh_token");
+    const portal = await send(`${proxy.url}/portal/applications/${SEED.app.clientId}`, {
+      headers: { host: "attacker.test" },
+    });
+    expect(portal.status).toBe(403);
+    for (const secret of secrets) expect(portal.body.toString()).not.toContain(secret);
+    // A page of another site may not change the mock through the proxy either.
+    const foreign = await send(`${proxy.url}/__mock/clock`, {
+      method: "POST",
+      headers: { origin: "http://attacker.test", ...json },
+      body: JSON.stringify({ advanceSeconds: 1 }),
+    });
+    expect(foreign.status).toBe(403);
+  });
+
+  it("forwards the control calls from its own address: the clock moves, the portal answers", async () => {
+    const before = mock.clock.now();
+    const moved = await fetch(`${proxy.url}/__mock/clock`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ advanceSeconds: 60 }),
+    });
+    expect(moved.status).toBe(200);
+    expect(mock.clock.now() - before).toBeGreaterThanOrEqual(60_000);
+    const portal = await fetch(`${proxy.url}/portal`);
+    expect(portal.status).toBe(200);
+    expect(await portal.text()).toContain(SEED.app.clientId);
+    await fetch(`${proxy.url}/__mock/reset`, { method: "POST", headers: { "content-type": "application/json" } });
+  });
+
+  it("needs its own control token for them when it has one, and has one off loopback", async () => {
+    const guarded = await startProxy({
+      target: server.url,
+      host: "127.0.0.1",
+      port: 0,
+      contract,
+      controlToken: "the-proxy-control-token",
+    });
+    try {
+      const clock = (headers: Record<string, string>) =>
+        fetch(`${guarded.url}/__mock/clock`, { headers }).then((r) => r.status);
+      expect(await clock({})).toBe(401);
+      expect(await clock({ "x-bawa-control-token": "the-proxy-control-token" })).toBe(200);
+      expect((await fetch(`${guarded.url}/portal`)).status).toBe(401);
+    } finally {
+      await guarded.close();
+    }
+    await expect(startProxy({ target: server.url, host: "0.0.0.0", port: 0, contract })).rejects.toThrow(
+      "a proxy on the non-loopback address 0.0.0.0 needs a control token (--control-token)",
+    );
+  });
 });
 
 describe("bawa proxy forwards a body on any method with its framing", () => {
