@@ -5,12 +5,14 @@
 // that expands a thousandfold, and paths that leave the target's prefix.
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
 import { SEED } from "../mock/testing.ts";
+import { PER_CLIENT, POOL_SIZE } from "./fair.ts";
 import { JUDGE_LIMIT_BYTES, type RunningProxy, startProxy } from "./node.ts";
 import { fullCustomer } from "./testing.ts";
 
@@ -218,4 +220,76 @@ describe("bawa proxy forwards a body on any method with its framing", () => {
       "the request body is larger than 1024 bytes: forwarded, not read (the exchange is not judged)",
     );
   });
+});
+
+describe("bawa proxy shares its work", () => {
+  let target: Server;
+  let proxy: RunningProxy;
+  const held: Array<() => void> = [];
+  let slowAtOnce = 0;
+  let slowMost = 0;
+  // Four gzip members of 64 MiB of zeros each: 256 KiB that expand to 256 MiB.
+  const bomb = Buffer.concat(Array(4).fill(gzipSync(Buffer.alloc(64 * 1024 * 1024))));
+  beforeAll(async () => {
+    target = createServer((req, res) => {
+      req.resume();
+      if (req.url?.startsWith("/v1/slow/")) {
+        slowAtOnce++;
+        slowMost = Math.max(slowMost, slowAtOnce);
+        held.push(() => {
+          slowAtOnce--;
+          res.writeHead(200, { "content-type": "text/plain" }).end("slow");
+        });
+      } else if (req.url === "/v1/api/DEMO/CustomerInfoList") {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(bomb);
+      } else {
+        res.writeHead(200, { "content-type": "text/plain" }).end("fast");
+      }
+    });
+    await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
+    const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract });
+  });
+  afterAll(async () => {
+    for (const release of held.splice(0)) release();
+    await proxy?.close();
+    target?.close();
+  });
+
+  it("among its clients: one with the whole pool's worth of slow requests does not hold up another", async () => {
+    // Two clients by their addresses: 127.0.0.2 sends as many slow requests as the pool has sockets.
+    const slow = Array.from({ length: POOL_SIZE }, (_, i) =>
+      send(`${proxy.url}/v1/slow/${i}`, { localAddress: "127.0.0.2" }),
+    );
+    await expect.poll(() => slowAtOnce, { timeout: 10_000 }).toBeGreaterThanOrEqual(PER_CLIENT);
+    const other = send(`${proxy.url}/v1/fast`, { localAddress: "127.0.0.3" });
+    const first = await Promise.race([
+      other.then((r) => `answered ${r.status}`),
+      new Promise((done) => setTimeout(() => done("still waiting after 10 s"), 10_000)),
+    ]);
+    expect(first).toBe("answered 200");
+    expect(slowMost).toBe(PER_CLIENT);
+    // The rest of the slow client's requests waited in the proxy, and are all answered in turn.
+    let answered = 0;
+    for (const r of slow) void r.then(() => answered++);
+    while (answered < POOL_SIZE) {
+      for (const release of held.splice(0)) release();
+      await new Promise((done) => setTimeout(done, 10));
+    }
+    expect((await Promise.all(slow)).map((r) => r.status)).toEqual(Array(POOL_SIZE).fill(200));
+  }, 30_000);
+
+  it("decompresses an answer for the judge only up to its limit, and passes the answer on as it came", async () => {
+    const res = await send(`${proxy.url}/v1/api/DEMO/CustomerInfoList`, {
+      headers: { authorization: "Bearer t", "accept-encoding": "gzip" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    expect(res.body.equals(bomb)).toBe(true);
+    const logged = proxy.log.since(0).at(-1)!;
+    expect(logged.problem).toBe(
+      `the answer decompresses to more than ${JUDGE_LIMIT_BYTES} bytes: passed on as it came, its body not read`,
+    );
+    expect(logged.violations).toBeUndefined();
+  }, 30_000);
 });
