@@ -293,3 +293,66 @@ describe("bawa proxy shares its work", () => {
     expect(logged.violations).toBeUndefined();
   }, 30_000);
 });
+
+describe("bawa proxy keeps to its target's path", () => {
+  let target: Server;
+  let proxy: RunningProxy;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    target = createServer((req, res) => {
+      req.resume();
+      seen.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+    });
+    await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
+    const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}/env/a`;
+    proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    target?.close();
+  });
+
+  /** A request target exactly as written: node:http given a path sends it unparsed. */
+  const raw = (path: string) =>
+    new Promise<{ status: number; text: string }>((done, fail) => {
+      const { hostname, port } = new URL(proxy.url);
+      request({ hostname, port, path }, (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => done({ status: res.statusCode!, text }));
+      })
+        .on("error", fail)
+        .end();
+    });
+
+  it.each([
+    ["/v1/../../secret", /has a dot segment/],
+    ["/v1/%2e%2E/%2E%2e/secret", /has a dot segment/],
+    ["/v1/.%2E/x/../../secret", /has a dot segment/],
+    ["/v1/%252e%252e/%252e%252e/secret", /has a dot segment/],
+    ["/v1/..%2F..%2Fsecret", /has a dot segment/],
+    ["/v1\\..\\..\\secret", /has a backslash/],
+    ["/v1/..%5C..%5Csecret", /has a backslash/],
+    ["/v1/api/DEMO/Customer/1001#x", /carries a fragment/],
+  ])("refuses %s, naming why, and sends the target nothing", async (path, why) => {
+    seen.length = 0;
+    const res = await raw(path);
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(why);
+    expect(seen).toEqual([]);
+    expect(proxy.log.since(0).at(-1)).toMatchObject({ status: 400, problem: expect.stringMatching(why) });
+  });
+
+  it("forwards every other path below its prefix, as sent", async () => {
+    seen.length = 0;
+    for (const path of ["/v1/api/DEMO/Customer/a..b", "/v1/api/DEMO/Customer/%2e%2ex", "/v1//api/.x"]) {
+      expect((await raw(path)).status).toBe(200);
+    }
+    expect(seen).toEqual([
+      "/env/a/v1/api/DEMO/Customer/a..b",
+      "/env/a/v1/api/DEMO/Customer/%2e%2ex",
+      "/env/a/v1//api/.x",
+    ]);
+  });
+});
