@@ -427,7 +427,7 @@ export class RecordingWriter {
   ) {
     this.#minDelayMs = options.minDelayMs ?? 200;
     this.#bytesPerSecond = options.bytesPerSecond ?? WRITE_BYTES_PER_SECOND;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /** The recording changed: write it, when its turn comes. */
