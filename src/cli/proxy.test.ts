@@ -4,7 +4,6 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
+import { serveOnLoopback } from "../proxy/testing.ts";
 
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
 const customer = (
@@ -46,7 +46,7 @@ describe("bawa proxy", () => {
   });
 
   it("judges what passes, prints it, and writes the report grouped by requirement when it stops", async () => {
-    const { child, proxy, output } = await startProxy(url, reports);
+    const { child, proxy, output } = await spawnProxy(url, reports);
     const { access } = await backgroundTokens(proxy);
     expect(
       (await fetch(`${proxy}/v1/api/DEMO/Customer/1001`, { headers: { authorization: `Bearer ${access}` } })).status,
@@ -66,7 +66,7 @@ describe("bawa proxy", () => {
 });
 
 /** `bawa proxy` in front of `target`, writing its report to `dir`; its output so far. */
-async function startProxy(target: string, dir: string) {
+async function spawnProxy(target: string, dir: string) {
   const child = spawn(process.execPath, [BIN, "proxy", "--target", target, "--port", "0", "--report", dir], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -104,13 +104,10 @@ describe("what bawa proxy writes", () => {
         res.writeHead(200, { "content-type": "text/html" }).end("<p>ok</p>");
       }
     });
-    await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
+    const base = await serveOnLoopback(target);
     const dir = mkdtempSync(join(tmpdir(), "bawa-proxy-redacted-"));
     try {
-      const { child, proxy, output } = await startProxy(
-        `http://127.0.0.1:${(target.address() as AddressInfo).port}`,
-        dir,
-      );
+      const { child, proxy, output } = await spawnProxy(base, dir);
       const authorize = (params: Record<string, string>) =>
         fetch(`${proxy}/v1/OAuth/Authorize?${new URLSearchParams(params)}`, { redirect: "manual" });
       const client = { client_id: "c", redirect_uri: "http://app.test/cb", state: "s" };

@@ -4,17 +4,16 @@
 // another Host, one client holding the whole upstream pool, a compressed answer
 // that expands a thousandfold, and paths that leave the target's prefix.
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
-import { type BawaMock, buildMock } from "../mock/index.ts";
+import type { BawaMock } from "../mock/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
-import { type Listening, listen } from "../mock/node/listen.ts";
+import type { Listening } from "../mock/node/listen.ts";
 import { SEED } from "../mock/testing.ts";
 import { PER_CLIENT, POOL_SIZE } from "./fair.ts";
 import { JUDGE_LIMIT_BYTES, type RunningProxy, startProxy } from "./node.ts";
-import { fullCustomer } from "./testing.ts";
+import { fullCustomer, mockBehindProxy, serveOnLoopback } from "./testing.ts";
 
 const contract = compileContract();
 
@@ -54,15 +53,11 @@ describe("bawa proxy in front of the mock", () => {
   let mock: BawaMock;
   let server: Listening;
   let proxy: RunningProxy;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    mock = buildMock();
-    server = await listen(mock, { host: "127.0.0.1", port: 0 });
-    proxy = await startProxy({ target: server.url, host: "127.0.0.1", port: 0, contract: mock.ctx.contract });
+    ({ mock, server, proxy, close } = await mockBehindProxy());
   });
-  afterAll(async () => {
-    await proxy?.close();
-    await server?.close();
-  });
+  afterAll(() => close?.());
 
   const named = (name: string) => mock.ctx.store.list("Customer", "DEMO").filter((c) => c.Name === name);
 
@@ -180,8 +175,7 @@ describe("bawa proxy forwards a body on any method with its framing", () => {
         res.writeHead(200, { "content-type": "text/plain" }).end(req.method === "HEAD" ? undefined : "ok");
       });
     });
-    await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
-    const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    const base = await serveOnLoopback(target);
     proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract, judgeLimitBytes: 1024 });
   });
   afterAll(async () => {
@@ -246,8 +240,7 @@ describe("bawa proxy shares its work", () => {
         res.writeHead(200, { "content-type": "text/plain" }).end("fast");
       }
     });
-    await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
-    const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    const base = await serveOnLoopback(target);
     proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract });
   });
   afterAll(async () => {
@@ -304,8 +297,7 @@ describe("bawa proxy keeps to its target's path", () => {
       seen.push(req.url ?? "");
       res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     });
-    await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
-    const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}/env/a`;
+    const base = `${await serveOnLoopback(target)}/env/a`;
     proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract });
   });
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumLaunchOptions } from "../browser.ts";
 import { compileContract } from "../contract/index.ts";
 import { type RunningProxy, startProxy } from "./node.ts";
+import { serveOnLoopback } from "./testing.ts";
 
 const CLIENT = { id: "independent-app", secret: randomBytes(18).toString("base64url") };
 const USER = { name: "erin", password: randomBytes(12).toString("base64url") };
@@ -103,8 +104,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   target = authorizationServer();
-  await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
-  const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  const base = await serveOnLoopback(target);
   proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: compileContract() });
   // The app: its callback page exchanges the code at the proxy, as a browser app does.
   app = createServer((_req, res) =>
@@ -119,8 +119,7 @@ window.exchange = async () => {
 };
 </script>`),
   );
-  await new Promise<void>((done) => app.listen(0, "127.0.0.1", done));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  appOrigin = await serveOnLoopback(app);
   browser = await chromium.launch(chromiumLaunchOptions());
 }, 60_000);
 afterAll(async () => {
