@@ -179,8 +179,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const refused = local ? guard(req, local) : undefined;
     if (refused) {
       req.resume();
-      write(res, refused);
-      log.record(entry(req, refused.status, now() - started, { problem: refused.meta?.problem ?? "refused" }));
+      write(res, { ...refused, headers: { ...refused.headers, "x-bawa-proxy": "refused" } });
+      const why = refused.meta?.problem || `the guard of a mock's ${local} refused it at the proxy`;
+      log.record(entry(req, refused.status, now() - started, { problem: why }));
       return;
     }
     forward(req, res, started);

@@ -51,7 +51,7 @@ const MAX_LEFT_OUT = 200;
 /** The most a recording holds, counted as the JSON of its objects. */
 export const MAX_RECORDING_BYTES = 32 * 1024 * 1024;
 /** How many objects past the bound the README names (the first seen); the rest are counted. */
-const MAX_PAST_BOUND_NAMED = 1_000;
+export const MAX_PAST_BOUND_NAMED = 1_000;
 /** Objects past the bound are named in the README; they are never dropped silently. */
 export interface PastBound {
   collection: string;
@@ -405,6 +405,8 @@ function atomicWrite(path: string, content: string): number {
 
 /** How many bytes a recording's writer writes per second at most, on average. */
 export const WRITE_BYTES_PER_SECOND = 8 * 1024 * 1024;
+/** How long after a change a recording is written at the soonest. */
+export const WRITE_DELAY_MS = 200;
 
 /**
  * Writes a recording while the proxy runs: the files that changed, at the soonest `minDelayMs`
@@ -425,7 +427,7 @@ export class RecordingWriter {
     readonly dir: string,
     readonly options: { target: string; minDelayMs?: number; bytesPerSecond?: number; now?: () => number },
   ) {
-    this.#minDelayMs = options.minDelayMs ?? 200;
+    this.#minDelayMs = options.minDelayMs ?? WRITE_DELAY_MS;
     this.#bytesPerSecond = options.bytesPerSecond ?? WRITE_BYTES_PER_SECOND;
     this.#now = options.now ?? (() => Date.now());
   }
