@@ -298,6 +298,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (!sent.streamed) {
       if (framed) headers["content-length"] = String(sent.body.length);
     } else if (chunked) {
+      delete headers["content-length"];
       headers["transfer-encoding"] = "chunked";
     } else {
       headers["content-length"] = req.headers["content-length"]!;
