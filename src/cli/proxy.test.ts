@@ -1,7 +1,9 @@
 // `bawa proxy` as a user runs it: a process in front of a running mock, the
 // answers it judged, and the report it writes when it stops.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -9,8 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
+import { serveOnLoopback } from "../proxy/testing.ts";
 
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
+const customer = (
+  JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/Customer/DEMO.json"), "utf8")) as Array<
+    Record<string, unknown>
+  >
+)[0]!;
 const run = promisify(execFile);
 let mock: ChildProcess;
 let url: string;
@@ -38,18 +46,7 @@ describe("bawa proxy", () => {
   });
 
   it("judges what passes, prints it, and writes the report grouped by requirement when it stops", async () => {
-    const child = spawn(process.execPath, [BIN, "proxy", "--target", url, "--port", "0", "--report", reports], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    const proxy = await new Promise<string>((done, fail) => {
-      child.stdout.on("data", (d) => {
-        out += d;
-        const m = /listening on (http:\/\/\S+),/.exec(out);
-        if (m) done(m[1]!);
-      });
-      child.on("exit", (code) => fail(new Error(`proxy exited with ${code}: ${out}`)));
-    });
+    const { child, proxy, output } = await spawnProxy(url, reports);
     const { access } = await backgroundTokens(proxy);
     expect(
       (await fetch(`${proxy}/v1/api/DEMO/Customer/1001`, { headers: { authorization: `Bearer ${access}` } })).status,
@@ -57,6 +54,7 @@ describe("bawa proxy", () => {
     const exited = new Promise<number | null>((done) => child.on("exit", done));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
+    const out = output();
     expect(out).toContain("✗ TOKEN-RESPONSE body.expires_in: expected 7200, found 3600");
     expect(out).toMatch(/bawa proxy stopped: 3 exchanges, 1 broke a rule \(TOKEN-RESPONSE ×1\)/);
     const report = JSON.parse(readFileSync(join(reports, "violations.json"), "utf8"));
@@ -64,5 +62,88 @@ describe("bawa proxy", () => {
       ["TOKEN-RESPONSE", 1],
     ]);
     expect(readFileSync(join(reports, "violations.md"), "utf8")).toContain("| TOKEN-RESPONSE | spec |");
+  }, 30_000);
+});
+
+/** `bawa proxy` in front of `target`, writing its report to `dir`; its output so far. */
+async function spawnProxy(target: string, dir: string) {
+  const child = spawn(process.execPath, [BIN, "proxy", "--target", target, "--port", "0", "--report", dir], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stderr.on("data", (d) => (out += d));
+  const proxy = await new Promise<string>((done, fail) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+),/.exec(out);
+      if (m) done(m[1]!);
+    });
+    child.on("exit", (code) => fail(new Error(`proxy exited with ${code}: ${out}`)));
+  });
+  return { child, proxy, output: () => out };
+}
+
+describe("what bawa proxy writes", () => {
+  it("never shows a token, code or password of a query or fragment, nor a target's markup as markup", async () => {
+    const secret = (name: string) => `${name}-${randomBytes(12).toString("hex")}`;
+    const implicit = [secret("implicit"), secret("implicit")];
+    const password = secret("password");
+    const queryToken = secret("query-token");
+    const code = secret("code");
+    // A target whose answers break the rules that quote a redirect, and a customer with markup in a date.
+    const target = createServer((req, res) => {
+      const u = new URL(req.url ?? "/", "http://t.invalid");
+      if (u.pathname === "/v1/OAuth/Authorize") {
+        const token = u.searchParams.get("response_type") === "token" ? implicit[0] : implicit[1];
+        const back = `${u.searchParams.get("redirect_uri")}#access_token=${token}&token_type=bearer&expires_in=7200&scope=api&state=${u.searchParams.get("state")}&code=${code}`;
+        res.writeHead(302, { location: back }).end();
+      } else if (u.pathname === "/v1/api/DEMO/Customer/1001") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ...customer, CocDate: "<script>alert(1)</script>" }));
+      } else {
+        res.writeHead(200, { "content-type": "text/html" }).end("<p>ok</p>");
+      }
+    });
+    const base = await serveOnLoopback(target);
+    const dir = mkdtempSync(join(tmpdir(), "bawa-proxy-redacted-"));
+    try {
+      const { child, proxy, output } = await spawnProxy(base, dir);
+      const authorize = (params: Record<string, string>) =>
+        fetch(`${proxy}/v1/OAuth/Authorize?${new URLSearchParams(params)}`, { redirect: "manual" });
+      const client = { client_id: "c", redirect_uri: "http://app.test/cb", state: "s" };
+      // The token flow without scope (AUTHZ-PARAMS-REQUIRED), then in full, then an unsupported
+      // response_type answered with a token instead of an error (OAUTH-ERROR-REDIRECT).
+      await authorize({ ...client, response_type: "token" });
+      await authorize({ ...client, response_type: "token", scope: "api" });
+      await authorize({ ...client, response_type: "bogus", scope: "api" });
+      await fetch(`${proxy}/v1/OAuth/Login?username=erin&password=${password}`);
+      await fetch(`${proxy}/v1/api/DEMO/CustomerInfoList?access_token=${queryToken}`);
+      await fetch(`${proxy}/v1/api/DEMO/Customer/1001`, { headers: { authorization: "Bearer t" } });
+      const requests = await (await fetch(`${proxy}/__mock/requests`)).text();
+      const exited = new Promise<number | null>((done) => child.on("exit", done));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const written = {
+        stdout: output(),
+        requests,
+        json: readFileSync(join(dir, "violations.json"), "utf8"),
+        md: readFileSync(join(dir, "violations.md"), "utf8"),
+      };
+      const report = JSON.parse(written.json) as { requirements: Array<{ id: string }> };
+      expect(report.requirements.map((r) => r.id)).toEqual(
+        expect.arrayContaining(["AUTHZ-PARAMS-REQUIRED", "OAUTH-ERROR-REDIRECT", "CUST-DATES"]),
+      );
+      for (const [where, text] of Object.entries(written)) {
+        for (const s of [...implicit, password, queryToken, code]) expect(text, `${s} in ${where}`).not.toContain(s);
+      }
+      expect(written.stdout).toContain("#access_token=(hidden)&token_type=bearer");
+      expect(written.stdout).toContain("/v1/OAuth/Login?username=erin&password=(hidden)");
+      // Markup of the target's is written as text: every < escaped.
+      expect(written.md).not.toMatch(/(^|[^\\])<script/im);
+      expect(written.md).toContain("\\<script\\>alert(1)\\</script\\>");
+    } finally {
+      target.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 });

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { PER_CLIENT, POOL_SIZE } from "../proxy/fair.ts";
 import { startProxy } from "../proxy/node.ts";
 import { RecordingError } from "../proxy/record.ts";
 import {
@@ -22,7 +23,11 @@ or a client works through it as against the target. Each answer is judged
 against the description (the contract with our assumptions loosened) and the
 rules an exchange can show, with the conformance suite's requirement ids; an
 answer that breaks one carries X-Bawa-Violations: <count>, and the request log
-(GET /__mock/requests) and the dashboard (/__mock/) show what it broke.
+(GET /__mock/requests) and the dashboard (/__mock/) show what it broke; what it
+shows and writes never holds a token, code or password of a query or fragment.
+A bawa mock's control calls (/__mock/...) and portal (/portal) behind it pass
+only the mock's own guard, applied at the proxy's address: its Host names, its
+control token. Each client address has ${PER_CLIENT} of the proxy's ${POOL_SIZE} upstream sockets.
 
 options (flag, else environment variable, else default):
   --target <url>      BAWA_PROXY_TARGET  the environment's base URL, without /v<version>
@@ -35,8 +40,9 @@ options (flag, else environment variable, else default):
   --report <dir>                      write violations.md and violations.json, grouped
                                       by requirement, when the proxy stops
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names its own pages answer to
-  --control-token <t> BAWA_CONTROL_TOKEN  the token its dashboard and GET /__mock/requests
-                                      require; on a non-loopback address one is made up
+  --control-token <t> BAWA_CONTROL_TOKEN  the token its dashboard, GET /__mock/requests and
+                                      a mock's control calls and portal through it require;
+                                      on a non-loopback address one is made up
   --cors-origins <list> BAWA_CORS_ORIGINS  origins a page may read its request log from,
                                       by name (* opens none of its own calls; forwarded calls
                                       carry the target's own CORS answers)

@@ -7,11 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requirements } from "../../conformance/lib/requirements.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
-import { type BawaMock, buildMock } from "../mock/index.ts";
-import { type Listening, listen } from "../mock/node/listen.ts";
+import type { BawaMock } from "../mock/index.ts";
 import { SCOPE, SEED } from "../mock/testing.ts";
-import { type RunningProxy, startProxy } from "./node.ts";
-import { everyRule, Session } from "./testing.ts";
+import type { RunningProxy } from "./node.ts";
+import { everyRule, mockBehindProxy, Session } from "./testing.ts";
 
 /** Faults no exchange (nor a session of them) can show, and why. */
 const NOT_SHOWN: Record<string, string> = {
@@ -52,18 +51,13 @@ const ALSO_SHOWN: Record<string, string[]> = {
 };
 
 let mock: BawaMock;
-let server: Listening;
 let proxy: RunningProxy;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  mock = buildMock();
-  server = await listen(mock, { host: "127.0.0.1", port: 0 });
-  proxy = await startProxy({ target: server.url, host: "127.0.0.1", port: 0, contract: mock.ctx.contract });
+  ({ mock, proxy, close } = await mockBehindProxy());
 });
-afterAll(async () => {
-  await proxy?.close();
-  await server?.close();
-});
+afterAll(() => close?.());
 
 /** The session through the proxy with `switches` on; the requirement ids of every violation it saw. */
 async function violationsWith(switches: readonly string[]): Promise<string[]> {

@@ -4,12 +4,13 @@
 // only what forwarding needs may change, and the proxy's own pages keep the
 // mock's guard.
 import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileContract } from "../contract/index.ts";
 import { freePort } from "../mock/node/listen.ts";
 import { type RunningProxy, startProxy } from "./node.ts";
+import { serveOnLoopback } from "./testing.ts";
 
 let target: Server;
 let base: string;
@@ -46,8 +47,7 @@ beforeAll(async () => {
       }
     });
   });
-  await new Promise<void>((done) => target.listen(0, "127.0.0.1", done));
-  base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  base = await serveOnLoopback(target);
   proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: compileContract() });
 });
 afterAll(async () => {

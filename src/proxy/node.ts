@@ -1,11 +1,16 @@
 // The thin network adapter of bawa proxy: node:http in, node:http(s) out to
-// the target. Every request is forwarded as it came (only Host and the
-// X-Forwarded-* headers are set, as forwarding needs), every answer returned
-// as the target gave it; the proxy answers in its own name only its own control
-// calls (the dashboard and GET /__mock/requests, served by the mock's own
-// routes and guard) and, when the target can not be reached, a 502 saying so.
-// In between, the judge reads each exchange and the recording takes in its
-// objects; neither may ever hold up or break the forwarding.
+// the target. Every request is forwarded as it came, with its body framed by
+// its real length (or chunked) whatever its method (only Host, the
+// X-Forwarded-* headers, and an Origin or Referer that names the proxy are
+// set, as forwarding needs), every answer returned as the target gave it. The
+// proxy answers in its own name only its own control calls (the dashboard and
+// GET /__mock/requests, served by the mock's own routes and guard), a request
+// target it can not forward faithfully (400), a mock's control call or portal
+// page that the mock's guard would refuse at the proxy's address, and a 502
+// when the target can not be reached. Each client address has a share of the
+// upstream pool (fair.ts). In between, the judge reads each exchange and the
+// recording takes in its objects; neither may ever hold up or break the
+// forwarding, and what either shows passes one redaction (redact.ts).
 import {
   createServer,
   Agent as HttpAgent,
@@ -15,25 +20,34 @@ import {
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { brotliDecompress, gunzip, inflate, type ZlibOptions } from "node:zlib";
 import type { CompiledContract } from "../contract/index.ts";
-import { createMock } from "../mock/core/app.ts";
+import { createMock, parseTarget } from "../mock/core/app.ts";
 import { requestLogRoute } from "../mock/core/control.ts";
 import type { AllowedOrigins } from "../mock/core/cors.ts";
-import { absoluteForm, bodyBytes } from "../mock/core/http.ts";
+import { JSON_FORMAT } from "../mock/core/format.ts";
+import { absoluteForm, bodyBytes, type MockResponse } from "../mock/core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS } from "../mock/core/limits.ts";
-import { CONTROL_COOKIE } from "../mock/core/local.ts";
+import { CONTROL_COOKIE, refuseForeign } from "../mock/core/local.ts";
 import { RequestLog } from "../mock/core/request-log.ts";
-import { matchRoute } from "../mock/core/router.ts";
+import { matchRoute, type RoutedRequest } from "../mock/core/router.ts";
 import { dashboardRoutes } from "../mock/dashboard/routes.ts";
 import { ownHosts } from "../mock/node/listen.ts";
 import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "../rules/exchange.ts";
 import { Judge } from "../rules/judge/index.ts";
-import { Recording } from "./record.ts";
+import { FairGate, PER_CLIENT, POOL_SIZE } from "./fair.ts";
+import { Recording, RecordingWriter } from "./record.ts";
+import { redact, redactViolation } from "./redact.ts";
 import { ViolationReport } from "./report.ts";
+import { type LocalCall, localCall, targetProblem } from "./request-target.ts";
 
-/** Bodies up to this size are kept to judge and record; a larger answer is passed on unjudged. */
+/**
+ * Bodies up to this size are kept to judge and record (a compressed answer: up to this size
+ * decompressed); a larger request or answer is passed on as it came, its body not read.
+ */
 export const JUDGE_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Addresses a proxy may listen on without a control token: the mock's control calls stay local. */
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 /** How long the target may take to answer. */
 const TARGET_TIMEOUT_MS = 120_000;
 /** Headers that belong to one connection (RFC 9110 7.6.1), never forwarded. */
@@ -63,8 +77,10 @@ export interface ProxyOptions {
   corsOrigins?: AllowedOrigins;
   /** Where `--record` writes what it saw (mock-data/'s layout); nothing is recorded without it. */
   recordDir?: string | undefined;
-  /** How long after a change the recording is written (the last changes are written on close). */
+  /** How long after a change the recording is written at the soonest (the last changes are written on close). */
   recordDelayMs?: number;
+  /** The largest body kept to judge ({@link JUDGE_LIMIT_BYTES}). */
+  judgeLimitBytes?: number;
   /** The proxy's clock (ms). */
   now?: () => number;
 }
@@ -85,30 +101,26 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   if (target.protocol !== "http:" && target.protocol !== "https:") {
     throw new Error(`the target must be an http or https URL, not ${options.target}`);
   }
+  if (!LOOPBACK.test(options.host) && !options.controlToken) {
+    // Its guard stands in for the mock's on the mock's control calls and portal: off loopback, only with a token.
+    throw new Error(`a proxy on the non-loopback address ${options.host} needs a control token (--control-token)`);
+  }
   const prefix = target.pathname.replace(/\/+$/, "");
   const shownTarget = `${target.protocol}//${target.host}${prefix}`;
   const now = options.now ?? Date.now;
+  const judgeLimit = options.judgeLimitBytes ?? JUDGE_LIMIT_BYTES;
   const log = new RequestLog();
   const judge = new Judge(options.contract);
   const report = new ViolationReport();
   const recording = options.recordDir ? new Recording(options.contract, judge.places) : undefined;
   if (recording && options.recordDir) recording.load(options.recordDir);
-  const flush = () => {
-    if (recording?.dirty && options.recordDir) recording.write(options.recordDir, { target: shownTarget });
-  };
-  let flushTimer: NodeJS.Timeout | undefined;
-  const scheduleFlush = () => {
-    flushTimer ??= setTimeout(() => {
-      flushTimer = undefined;
-      try {
-        flush();
-      } catch (err) {
-        console.error(
-          `bawa proxy: the recording could not be written to ${options.recordDir}: ${(err as Error).message}`,
-        );
-      }
-    }, options.recordDelayMs ?? 200);
-  };
+  const writer =
+    recording && options.recordDir
+      ? new RecordingWriter(recording, options.recordDir, {
+          target: shownTarget,
+          ...(options.recordDelayMs === undefined ? {} : { minDelayMs: options.recordDelayMs }),
+        })
+      : undefined;
 
   // The proxy's own pages and control calls are the mock's (its router, guard and dashboard).
   const ownRoutes = [...dashboardRoutes({ proxyOf: shownTarget }), requestLogRoute(log)];
@@ -126,34 +138,84 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     allowedOrigins: () => options.corsOrigins ?? [],
   });
   const isOwn = (url: string) => {
-    const segments = url.split("?")[0]!.split("/").slice(1);
-    if (segments.length > 1 && segments.at(-1) === "") segments.pop();
-    return segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, segments) !== undefined;
+    const read = parseTarget(url);
+    return (
+      read.ok && read.segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, read.segments) !== undefined
+    );
   };
 
   const agent =
     target.protocol === "https:"
-      ? new HttpsAgent({ keepAlive: true, maxSockets: 64 })
-      : new HttpAgent({ keepAlive: true, maxSockets: 64 });
+      ? new HttpsAgent({ keepAlive: true, maxSockets: POOL_SIZE })
+      : new HttpAgent({ keepAlive: true, maxSockets: POOL_SIZE });
+  const gate = new FairGate(POOL_SIZE, PER_CLIENT);
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
 
   // A request's headers must arrive within the mock's limit; its body may take as long as the target allows.
   const server = createServer({ maxHeaderSize: 64 * 1024, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
+    const started = now();
     // The absolute form (RFC 9112 3.2.2), as a client with HTTP_PROXY set sends it: its path is
     // what goes on; anything else that is not a path ("*") the target could not be asked.
     const url = req.url ?? "/";
     if (!url.startsWith("/")) {
       const absolute = absoluteForm(url);
       if (!absolute) {
-        res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
-        res.end(`bawa proxy: the request target ${JSON.stringify(url.slice(0, 100))} is not a path\n`);
+        refuse(req, res, started, `the request target ${JSON.stringify(url.slice(0, 100))} is not a path`);
         return;
       }
       req.url = absolute.path;
     }
-    if (isOwn(req.url ?? "/")) answerOwn(req, res);
-    else forward(req, res);
+    // What the judge reads is what the target gets, and nothing outside the target's prefix.
+    const problem = targetProblem(req.url ?? "/");
+    if (problem) {
+      refuse(req, res, started, problem);
+      return;
+    }
+    if (isOwn(req.url ?? "/")) {
+      answerOwn(req, res);
+      return;
+    }
+    const local = localCall(req.url ?? "/");
+    const refused = local ? guard(req, local) : undefined;
+    if (refused) {
+      req.resume();
+      write(res, { ...refused, headers: { ...refused.headers, "x-bawa-proxy": "refused" } });
+      const why = refused.meta?.problem || `the guard of a mock's ${local} refused it at the proxy`;
+      log.record(entry(req, refused.status, now() - started, { problem: why }));
+      return;
+    }
+    forward(req, res, started);
   });
+
+  /** A request target the proxy does not forward: 400, saying why, and the connection closed. */
+  function refuse(req: IncomingMessage, res: ServerResponse, started: number, problem: string): void {
+    req.resume();
+    res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close", "x-bawa-proxy": "refused" });
+    res.end(`bawa proxy: ${redact(problem)}\n`);
+    log.record(entry(req, 400, now() - started, { problem }));
+  }
+
+  /**
+   * The guard of a bawa mock's control calls and portal (local.ts), applied at the proxy for the
+   * proxy's own addresses and token: forwarded, such a call reaches the mock with the target's Host,
+   * which its own guard lets through.
+   */
+  function guard(req: IncomingMessage, local: LocalCall): MockResponse | undefined {
+    const read = parseTarget(req.url ?? "/");
+    const routed: RoutedRequest = {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      headers: req.headers as Record<string, string | undefined>,
+      body: undefined,
+      remoteAddress: req.socket.remoteAddress,
+      ctx: own.ctx,
+      params: {},
+      query: read.ok ? read.query : new Map(),
+      format: JSON_FORMAT,
+      versionSegment: "",
+    };
+    return refuseForeign(routed, local === "control" ? "/__mock" : "/portal");
+  }
 
   function answerOwn(req: IncomingMessage, res: ServerResponse): void {
     // Its own calls are small JSON; what is over the mock's limit is not kept.
@@ -164,66 +226,103 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       if (size <= BODY_LIMIT_BYTES) chunks.push(c);
     });
     req.on("end", () => {
-      const answer = own.handle({
-        method: req.method ?? "GET",
-        url: req.url ?? "/",
-        headers: req.headers as Record<string, string | undefined>,
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      });
-      const body = bodyBytes(answer);
-      res.writeHead(answer.status, {
-        ...answer.headers,
-        ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }),
-      });
-      res.end(body);
+      write(
+        res,
+        own.handle({
+          method: req.method ?? "GET",
+          url: req.url ?? "/",
+          headers: req.headers as Record<string, string | undefined>,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        }),
+      );
     });
+  }
+
+  /** Waits for the client's turn at the target (fair.ts), unread, then reads and forwards the request. */
+  function forward(req: IncomingMessage, res: ServerResponse, started: number): void {
+    let admitted = false;
+    const withdraw = gate.enter(req.socket.remoteAddress ?? "", (release) => {
+      admitted = true;
+      if (res.destroyed || res.writableEnded) release();
+      else read(req, res, started, release);
+    });
+    // A client that leaves while it waits gives up its place.
+    if (!admitted) res.once("close", withdraw);
   }
 
   /**
    * Reads the request's body, then sends it to the target whole: a target that answers before it read
    * a body (a 413 at once) and closes would otherwise cut the answer off while the body still streams.
-   * A body larger than the judge keeps is streamed on as it comes.
+   * A body larger than the judge keeps is streamed on as it comes, with its framing.
    */
-  function forward(req: IncomingMessage, res: ServerResponse): void {
-    const started = now();
+  function read(req: IncomingMessage, res: ServerResponse, started: number, release: () => void): void {
     const chunks: Buffer[] = [];
     let size = 0;
+    let opened = false;
+    res.on("close", () => {
+      if (!opened) release();
+    });
     const hold = (c: Buffer) => {
       size += c.length;
       chunks.push(c);
-      if (size <= JUDGE_LIMIT_BYTES) return;
+      if (size <= judgeLimit) return;
       req.off("data", hold);
       req.off("end", whole);
       req.pause();
-      const upstream = open(req, res, undefined, started);
+      opened = true;
+      const upstream = open(req, res, { streamed: true }, started, release);
       for (const c of chunks.splice(0)) upstream.write(c);
       req.pipe(upstream);
     };
     const whole = () => {
-      const body = size > 0 ? Buffer.concat(chunks) : undefined;
-      open(req, res, body, started).end(body);
+      const body = Buffer.concat(chunks);
+      opened = true;
+      open(req, res, { streamed: false, body }, started, release).end(body.length > 0 ? body : undefined);
     };
     req.on("data", hold);
     req.on("end", whole);
   }
 
-  /** The request to the target; `body` is the whole body when it was kept. */
-  function open(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, started: number) {
-    const headers = forwardedHeaders(req, target);
-    const sentBody = req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined;
-    if (sentBody && body !== undefined) headers["content-length"] = String(body.length);
-    else if (sentBody && body === undefined && req.headers["transfer-encoding"] === undefined)
-      headers["content-length"] = "0";
-    else if (!sentBody || body === undefined) delete headers["content-length"];
+  /** The request to the target: its body read whole, or streamed on when it is too large to keep. */
+  function open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sent: { streamed: false; body: Buffer } | { streamed: true },
+    started: number,
+    release: () => void,
+  ) {
+    const headers = forwardedHeaders(req, target, prefix, own.ctx.config.ownHosts);
+    // A body keeps its framing on every method: node frames a GET, DELETE or HEAD only when told.
+    const chunked = req.headers["transfer-encoding"] !== undefined;
+    const framed = chunked || req.headers["content-length"] !== undefined;
+    if (!sent.streamed) {
+      if (framed) headers["content-length"] = String(sent.body.length);
+    } else if (chunked) {
+      delete headers["content-length"];
+      headers["transfer-encoding"] = "chunked";
+    } else {
+      headers["content-length"] = req.headers["content-length"]!;
+    }
     let answered = false;
     const upstream = send(
-      `${target.protocol}//${target.host}${prefix}${req.url ?? "/"}`,
-      { method: req.method, headers, agent, timeout: TARGET_TIMEOUT_MS },
+      {
+        protocol: target.protocol,
+        hostname: target.hostname.replace(/^\[(.*)\]$/, "$1"),
+        port: target.port,
+        // As sent: no URL parser between the judge's path and the target's (it would resolve dot segments).
+        path: `${prefix}${req.url ?? "/"}`,
+        method: req.method,
+        headers,
+        agent,
+        timeout: TARGET_TIMEOUT_MS,
+      },
       (answer) => {
         answered = true;
-        receive(req, res, answer, body, started);
+        const body = sent.streamed || sent.body.length === 0 ? undefined : sent.body;
+        receive(req, res, answer, { body, notRead: sent.streamed }, started);
       },
     );
+    upstream.on("close", release);
     let timedOut = false;
     upstream.on("timeout", () => {
       timedOut = true;
@@ -261,7 +360,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     req: IncomingMessage,
     res: ServerResponse,
     answer: IncomingMessage,
-    requestBody: Buffer | undefined,
+    request: { body: Buffer | undefined; notRead: boolean },
     started: number,
   ): void {
     const chunks: Buffer[] = [];
@@ -269,11 +368,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     let passing = false;
     const status = answer.statusCode ?? 502;
     const headers = answeredHeaders(answer, target, prefix, req.headers.host);
+    // A request body too large to keep was not read: the exchange can not be judged as the client sent it.
+    const { notRead } = request;
     answer.on("data", (c: Buffer) => {
       if (passing) return;
       size += c.length;
       chunks.push(c);
-      if (size > JUDGE_LIMIT_BYTES) {
+      if (size > judgeLimit) {
         // Too large to keep: passed on as it comes, judged on its status and headers alone.
         passing = true;
         res.writeHead(status, answer.statusMessage, flat(headers));
@@ -284,74 +385,87 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
     answer.on("end", () => {
       const raw = Buffer.concat(chunks);
-      const ex: Exchange = {
-        method: req.method ?? "GET",
-        url: req.url ?? "/",
-        requestHeaders: req.headers as Record<string, string | undefined>,
-        requestBody,
-        status,
-        headers: Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v])) as Exchange["headers"],
-        body: passing ? undefined : decoded(raw, answer.headers["content-encoding"]),
-        at: now(),
-      };
-      if (ex.headers["set-cookie"] !== undefined) {
-        (ex.headers as Record<string, unknown>)["set-cookie"] = headers
-          .filter(([k]) => k.toLowerCase() === "set-cookie")
-          .map(([, v]) => v);
-      }
-      let violations: Violation[] = [];
-      try {
-        violations = judge.judge(ex);
-      } catch (err) {
-        console.error(
-          `bawa proxy: internal error judging ${ex.method} ${ex.url} (a bug of bawa; the answer was passed on):`,
-          err,
-        );
-      }
-      try {
-        if (recording?.apply(ex)) scheduleFlush();
-      } catch (err) {
-        console.error(`bawa proxy: internal error recording ${ex.method} ${ex.url} (a bug of bawa):`, err);
-      }
-      report.add(ex, violations);
-      const requestProblem = (e: Exchange) => {
+      const reading = passing
+        ? Promise.resolve<Decoded>({})
+        : decoded(raw, answer.headers["content-encoding"], judgeLimit);
+      void reading.then(({ body, over }) => {
+        const ex: Exchange = {
+          method: req.method ?? "GET",
+          url: req.url ?? "/",
+          requestHeaders: req.headers as Record<string, string | undefined>,
+          requestBody: request.body,
+          status,
+          headers: Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v])) as Exchange["headers"],
+          body,
+          at: now(),
+        };
+        if (ex.headers["set-cookie"] !== undefined) {
+          (ex.headers as Record<string, unknown>)["set-cookie"] = headers
+            .filter(([k]) => k.toLowerCase() === "set-cookie")
+            .map(([, v]) => v);
+        }
+        let violations: Violation[] = [];
         try {
-          return judge.requestProblem(e);
-        } catch {
-          return undefined;
+          if (!notRead) violations = judge.judge(ex).map(redactViolation);
+        } catch (err) {
+          console.error(
+            `bawa proxy: internal error judging ${ex.method} ${redact(ex.url)} (a bug of bawa; the answer was passed on):`,
+            err,
+          );
         }
-      };
-      if (!passing) {
-        const out = headers.filter(([k]) => k.toLowerCase() !== "content-length");
-        const bodyless = req.method === "HEAD" || status === 204 || status === 304;
-        const length = bodyless ? answer.headers["content-length"] : String(raw.length);
-        if (length !== undefined) out.push(["content-length", length]);
-        if (violations.length > 0) {
-          out.push(["x-bawa-violations", String(violations.length)]);
-          // A page on another origin that the target lets read its answers may read the count too.
-          const exposed = out.findIndex(([k]) => k.toLowerCase() === "access-control-expose-headers");
-          if (exposed >= 0) out[exposed] = [out[exposed]![0], `${out[exposed]![1]}, X-Bawa-Violations`];
+        try {
+          if (!notRead && recording?.apply(ex)) writer?.changed();
+        } catch (err) {
+          console.error(`bawa proxy: internal error recording ${ex.method} ${redact(ex.url)} (a bug of bawa):`, err);
         }
-        res.writeHead(status, answer.statusMessage, flat(out));
-        res.end(raw);
-      }
-      const place = judge.places.of(ex.method, ex.url);
-      const op = place.operation;
-      log.record(
-        entry(req, status, now() - started, {
-          route: place.operationId,
-          client: clientOf(ex),
-          database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
-          problem: passing
-            ? `the answer is larger than ${JUDGE_LIMIT_BYTES} bytes: passed on unjudged`
-            : requestProblem(ex),
-          violations: violations.length ? violations : undefined,
-        }),
-      );
+        report.add(ex, violations);
+        if (!passing) {
+          const out = headers.filter(([k]) => k.toLowerCase() !== "content-length");
+          const bodyless = req.method === "HEAD" || status === 204 || status === 304;
+          const length = bodyless ? answer.headers["content-length"] : String(raw.length);
+          if (length !== undefined) out.push(["content-length", length]);
+          if (violations.length > 0) {
+            out.push(["x-bawa-violations", String(violations.length)]);
+            // A page on another origin that the target lets read its answers may read the count too.
+            const exposed = out.findIndex(([k]) => k.toLowerCase() === "access-control-expose-headers");
+            if (exposed >= 0) out[exposed] = [out[exposed]![0], `${out[exposed]![1]}, X-Bawa-Violations`];
+          }
+          res.writeHead(status, answer.statusMessage, flat(out));
+          res.end(raw);
+        }
+        const place = judge.places.of(ex.method, ex.url);
+        const op = place.operation;
+        const problem = notRead
+          ? `the request body is larger than ${judgeLimit} bytes: forwarded, not read (the exchange is not judged)`
+          : passing
+            ? `the answer is larger than ${judgeLimit} bytes: passed on unjudged`
+            : over
+              ? `the answer decompresses to more than ${judgeLimit} bytes: passed on as it came, its body not read`
+              : requestProblem(ex);
+        log.record(
+          entry(req, status, now() - started, {
+            route: place.operationId,
+            client: clientOf(ex),
+            database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
+            problem,
+            violations: violations.length ? violations : undefined,
+          }),
+        );
+      });
     });
     answer.on("error", () => res.destroy());
   }
 
+  /** What a request itself breaks of the contract, shown beside the answer; never a reason not to log it. */
+  function requestProblem(ex: Exchange): string | undefined {
+    try {
+      return judge.requestProblem(ex);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A request-log entry: everything it shows passes the redaction. */
   function entry(
     req: IncomingMessage,
     status: number,
@@ -369,14 +483,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       at,
       mockAt: judge.memory.targetTime(at),
       method: req.method ?? "GET",
-      path: req.url ?? "/",
+      path: redact(req.url ?? "/"),
       status,
       ms: Math.round(ms * 100) / 100,
       route: more.route,
       client: more.client,
       database: more.database,
-      problem: more.problem,
-      violations: more.violations,
+      problem: redact(more.problem),
+      violations: more.violations?.map(redactViolation),
     };
   }
 
@@ -398,11 +512,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     recording,
     close: () =>
       new Promise<void>((done) => {
-        clearTimeout(flushTimer);
-        flushTimer = undefined;
         server.close(() => {
           agent.destroy();
-          flush();
+          writer?.close();
           done();
         });
         server.closeAllConnections();
@@ -410,13 +522,36 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-/** The request's headers for the target: as sent, but Host names the target and X-Forwarded-* the client. */
-function forwardedHeaders(req: IncomingMessage, target: URL): Record<string, string | string[]> {
+/** A mock's answer (the proxy's own pages, a guard's refusal) written to the client. */
+function write(res: ServerResponse, answer: MockResponse): void {
+  const body = bodyBytes(answer);
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }),
+  });
+  res.end(body);
+}
+
+/**
+ * The request's headers for the target: as sent, but Host names the target, X-Forwarded-* the
+ * client, and an Origin or Referer that names the proxy (the address this request was sent to,
+ * one of the proxy's own) names the target instead, as a browser on the target would send them:
+ * a server that compares Origin with Host (a CSRF defence) sees its own page. No other Origin is
+ * touched, so a page of another site still looks like one.
+ */
+function forwardedHeaders(
+  req: IncomingMessage,
+  target: URL,
+  prefix: string,
+  proxyHosts: readonly string[],
+): Record<string, string | string[]> {
   const listed = new Set(
     String(req.headers.connection ?? "")
       .split(",")
       .map((h) => h.trim().toLowerCase()),
   );
+  const host = req.headers.host?.toLowerCase();
+  const proxyOrigin = host !== undefined && proxyHosts.includes(host) ? `http://${host}` : undefined;
   const out: Record<string, string | string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
@@ -430,6 +565,10 @@ function forwardedHeaders(req: IncomingMessage, target: URL): Record<string, str
         .filter((c) => c.trim().split("=")[0] !== CONTROL_COOKIE)
         .join(";");
       if (value.trim() === "") continue;
+    }
+    if (proxyOrigin !== undefined && lower === "origin" && value.toLowerCase() === proxyOrigin) value = target.origin;
+    if (proxyOrigin !== undefined && lower === "referer" && value.toLowerCase().startsWith(`${proxyOrigin}/`)) {
+      value = `${target.origin}${prefix}${value.slice(proxyOrigin.length)}`;
     }
     const known = out[lower];
     out[lower] = known === undefined ? value : [...[known].flat(), value];
@@ -488,24 +627,35 @@ function clientOf(ex: Exchange): string | undefined {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const flat = (headers: Array<[string, string]>) => headers.flat();
 
-/** The body as the client reads it, for the judge and the recording (the client gets the bytes as sent). */
-function decoded(raw: Buffer, encoding: string | undefined): Buffer | undefined {
-  try {
-    switch ((encoding ?? "").trim().toLowerCase()) {
-      case "":
-      case "identity":
-        return raw;
-      case "gzip":
-      case "x-gzip":
-        return gunzipSync(raw);
-      case "deflate":
-        return inflateSync(raw);
-      case "br":
-        return brotliDecompressSync(raw);
-      default:
-        return undefined;
-    }
-  } catch {
-    return undefined;
+/** An answer's body as the judge reads it; none when it can not be read, `over` when it is too large. */
+type Decoded = { body?: Buffer; over?: boolean };
+
+/**
+ * The body as the client reads it, for the judge and the recording (the client gets the bytes as
+ * sent): decompressed off the event loop, and only up to `limit` bytes, so a small answer that
+ * expands a thousandfold costs neither time on the loop nor memory past the limit (`over`).
+ */
+function decoded(raw: Buffer, encoding: string | undefined, limit: number): Promise<Decoded> {
+  type Inflate = (buf: Buffer, options: ZlibOptions, done: (err: Error | null, out: Buffer) => void) => void;
+  const inflateWith = (fn: Inflate) =>
+    new Promise<Decoded>((done) =>
+      fn(raw, { maxOutputLength: Math.max(1, limit) }, (err, out) => {
+        if (!err) done({ body: out });
+        else done((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" ? { over: true } : {});
+      }),
+    );
+  switch ((encoding ?? "").trim().toLowerCase()) {
+    case "":
+    case "identity":
+      return Promise.resolve({ body: raw });
+    case "gzip":
+    case "x-gzip":
+      return inflateWith(gunzip);
+    case "deflate":
+      return inflateWith(inflate);
+    case "br":
+      return inflateWith(brotliDecompress as Inflate);
+    default:
+      return Promise.resolve({});
   }
 }

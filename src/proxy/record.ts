@@ -11,6 +11,13 @@
 // for the rest (what a create without them gives), and the recording's
 // README.md names each such object. A list never removes an object: it may be
 // a page of a longer list.
+//
+// A recording is bounded: it holds at most MAX_RECORDING_BYTES of objects (as
+// JSON), and names in its README the objects it saw past that. Its files are
+// written by a RecordingWriter: only the files that changed, and no more often
+// than their size allows (WRITE_BYTES_PER_SECOND), so a session that creates
+// thousands of objects neither rewrites a large file five times a second nor
+// holds more than the bound.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Collection, CompiledContract, Operation } from "../contract/index.ts";
@@ -26,6 +33,8 @@ interface Kept {
   object: Json;
   /** Seen only in a list: the fields the list does not show are the contract's defaults. */
   fromList: boolean;
+  /** The object's length as JSON: what it counts against the bound. */
+  size: number;
 }
 
 /** Why something seen was not recorded. */
@@ -39,6 +48,16 @@ export interface LeftOut {
 /** A database id that can be a file name of the seed (it becomes `<Collection>/<id>.json`). */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$/;
 const MAX_LEFT_OUT = 200;
+/** The most a recording holds, counted as the JSON of its objects. */
+export const MAX_RECORDING_BYTES = 32 * 1024 * 1024;
+/** How many objects past the bound the README names (the first seen); the rest are counted. */
+export const MAX_PAST_BOUND_NAMED = 1_000;
+/** Objects past the bound are named in the README; they are never dropped silently. */
+export interface PastBound {
+  collection: string;
+  database: string;
+  id: string;
+}
 
 export class Recording {
   /** Collection → database → id → object; insertion order is the order the seed will list them in. */
@@ -46,13 +65,22 @@ export class Recording {
   /** Collections whose objects have no id (name value lists): the last whole list, per database. */
   readonly #lists = new Map<string, Map<string, Json[]>>();
   readonly #dirty = new Set<string>();
+  /** What the objects and lists held count against the bound. */
+  #bytes = 0;
   readonly leftOut: LeftOut[] = [];
   leftOutCount = 0;
+  /** Objects not recorded because the recording was at its bound: the first ones, by key. */
+  readonly #pastBound = new Map<string, PastBound>();
+  pastBoundCount = 0;
+  readonly limitBytes: number;
 
   constructor(
     readonly contract: CompiledContract,
     readonly places: Places,
-  ) {}
+    options: { limitBytes?: number } = {},
+  ) {
+    this.limitBytes = options.limitBytes ?? MAX_RECORDING_BYTES;
+  }
 
   /** Takes in what an exchange showed; returns whether the recording changed. */
   apply(ex: Exchange): boolean {
@@ -116,7 +144,7 @@ export class Recording {
     const key = String(id);
     const byId = this.#database(c, db);
     const known = byId.get(key);
-    let kept: Kept;
+    let kept: Omit<Kept, "size">;
     if (!projection) kept = { object: view, fromList: false };
     else if (known) kept = { object: { ...known.object, ...view }, fromList: known.fromList };
     else {
@@ -129,6 +157,7 @@ export class Recording {
     }
     const problem = this.contract.answers.check(c.schema, kept.object)[0];
     if (problem) {
+      if (known) this.#bytes -= known.size;
       byId.delete(key);
       this.#dirty.add(fileKey(c, db));
       this.#leave(
@@ -139,10 +168,31 @@ export class Recording {
       );
       return true;
     }
-    if (known && JSON.stringify(known) === JSON.stringify(kept)) return false;
-    byId.set(key, kept);
+    const json = JSON.stringify(kept.object);
+    if (known && known.fromList === kept.fromList && JSON.stringify(known.object) === json) return false;
+    const grows = json.length - (known?.size ?? 0);
+    if (grows > 0 && this.#bytes + grows > this.limitBytes) {
+      this.#overBound(c, db, key);
+      return false;
+    }
+    this.#bytes += grows;
+    byId.set(key, { ...kept, size: json.length });
     this.#dirty.add(fileKey(c, db));
     return true;
+  }
+
+  /** An object the recording has no room for: named (the first ones) and counted, never dropped silently. */
+  #overBound(c: Collection, db: string, id: string): void {
+    this.pastBoundCount++;
+    const key = `${fileKey(c, db)}\u0000${id}`;
+    if (this.#pastBound.size < MAX_PAST_BOUND_NAMED && !this.#pastBound.has(key)) {
+      this.#pastBound.set(key, { collection: c.name, database: db, id });
+    }
+  }
+
+  /** The objects seen past the bound and not recorded (the first {@link MAX_PAST_BOUND_NAMED}). */
+  get pastBound(): PastBound[] {
+    return [...this.#pastBound.values()];
   }
 
   /** An object seen only through a projection, completed with the contract's defaults (A-DEFAULTS). */
@@ -159,16 +209,28 @@ export class Recording {
     const lists = this.#lists.get(c.name) ?? new Map<string, Json[]>();
     this.#lists.set(c.name, lists);
     const kept = items.map((i) => described(i, c.properties, { caseInsensitiveNames: true }));
-    if (JSON.stringify(lists.get(db)) === JSON.stringify(kept)) return false;
+    const known = lists.get(db);
+    const before = known === undefined ? 0 : JSON.stringify(known).length;
+    const json = JSON.stringify(kept);
+    if (known !== undefined && before === json.length && JSON.stringify(known) === json) return false;
+    if (json.length > before && this.#bytes + json.length - before > this.limitBytes) {
+      this.#overBound(c, db, "(the whole list)");
+      return false;
+    }
+    this.#bytes += json.length - before;
     lists.set(db, kept);
     this.#dirty.add(fileKey(c, db));
     return true;
   }
 
   #remove(c: Collection, db: string, id: string): boolean {
-    const removed = this.#database(c, db).delete(id);
-    if (removed) this.#dirty.add(fileKey(c, db));
-    return removed;
+    const byId = this.#database(c, db);
+    const known = byId.get(id);
+    if (!known) return false;
+    byId.delete(id);
+    this.#bytes -= known.size;
+    this.#dirty.add(fileKey(c, db));
+    return true;
   }
 
   #database(c: Collection, db: string): Map<string, Kept> {
@@ -223,25 +285,36 @@ export class Recording {
         const data = JSON.parse(readFileSync(path, "utf8")) as unknown;
         if (!Array.isArray(data)) throw new Error(`${path} is not a recording's file: it holds no JSON array`);
         const objects = data.filter(isObject);
-        if (!c.idProperty) this.#lists.set(c.name, new Map([...(this.#lists.get(c.name) ?? []), [db, objects]]));
-        else
-          for (const o of objects) this.#database(c, db).set(String(o[c.idProperty]), { object: o, fromList: false });
+        if (!c.idProperty) {
+          this.#lists.set(c.name, new Map([...(this.#lists.get(c.name) ?? []), [db, objects]]));
+          this.#bytes += JSON.stringify(objects).length;
+        } else {
+          for (const o of objects) {
+            const size = JSON.stringify(o).length;
+            this.#database(c, db).set(String(o[c.idProperty]), { object: o, fromList: false, size });
+            this.#bytes += size;
+          }
+        }
       }
     }
   }
 
-  /** Writes what changed since the last write (each file whole, through a temporary file), and the README. */
-  write(dir: string, about: { target: string }): void {
+  /**
+   * Writes the files that changed since the last write (each whole, through a temporary file) and the
+   * README; returns how many bytes it wrote.
+   */
+  write(dir: string, about: { target: string }): number {
     mkdirSync(dir, { recursive: true });
+    let written = 0;
     for (const k of this.#dirty) {
       const [name, db] = k.split("\u0000") as [string, string];
       const c = this.contract.resources.collection(name)!;
       const path = c.databaseScoped ? join(dir, c.name, `${db}.json`) : join(dir, `${c.name}.json`);
       if (c.databaseScoped) mkdirSync(join(dir, c.name), { recursive: true });
-      atomicWrite(path, `${JSON.stringify(this.objects(name, db), null, 2)}\n`);
+      written += atomicWrite(path, `${JSON.stringify(this.objects(name, db), null, 2)}\n`);
     }
     this.#dirty.clear();
-    atomicWrite(join(dir, "README.md"), this.readme(about.target));
+    return written + atomicWrite(join(dir, "README.md"), this.readme(about.target));
   }
 
   /** What the recording holds, what was filled in with defaults, and what was left out. */
@@ -286,6 +359,14 @@ would give; read an object (\`GET\` its address) through the proxy to record it 
 
 ${partial.join("\n") || "None."}
 
+## Past the recording's bound
+
+${
+  this.pastBoundCount === 0
+    ? `None: a recording holds at most ${this.limitBytes} bytes of objects (as JSON).`
+    : `A recording holds at most ${this.limitBytes} bytes of objects (as JSON). ${this.pastBoundCount} answers showed objects it had no room for, not recorded${this.pastBoundCount > this.#pastBound.size ? ` (the first ${this.#pastBound.size} objects named)` : ""}; record into a new folder to keep them:\n\n${pastBoundLines(this.pastBound)}`
+}
+
 ## Not recorded
 
 ${this.leftOutCount === 0 ? "Nothing." : `${this.leftOutCount} answers${this.leftOutCount > this.leftOut.length ? ` (the last ${this.leftOut.length} listed)` : ""}:\n\n${this.leftOut.map((l) => `- ${l.collection}${l.database ? ` in ${l.database}` : ""}${l.id ? ` ${l.id}` : ""}: ${l.reason}`).join("\n")}`}
@@ -304,8 +385,77 @@ export class RecordingError extends Error {
 const fileKey = (c: Collection, db: string) => `${c.name}\u0000${db}`;
 const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
 
-function atomicWrite(path: string, content: string): void {
+/** The objects past the bound, one line per collection and database. */
+function pastBoundLines(past: readonly PastBound[]): string {
+  const byFile = new Map<string, string[]>();
+  for (const p of past) {
+    const where = `${p.collection}${p.database ? ` in ${p.database}` : ""}`;
+    byFile.set(where, [...(byFile.get(where) ?? []), p.id]);
+  }
+  return [...byFile].map(([where, ids]) => `- ${where}: ${ids.join(", ")}`).join("\n");
+}
+
+/** Writes a file through a temporary one; returns its length in bytes. */
+function atomicWrite(path: string, content: string): number {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, content);
   renameSync(tmp, path);
+  return Buffer.byteLength(content);
+}
+
+/** How many bytes a recording's writer writes per second at most, on average. */
+export const WRITE_BYTES_PER_SECOND = 8 * 1024 * 1024;
+/** How long after a change a recording is written at the soonest. */
+export const WRITE_DELAY_MS = 200;
+
+/**
+ * Writes a recording while the proxy runs: the files that changed, at the soonest `minDelayMs`
+ * after a change, and after a write of N bytes not again for N / `bytesPerSecond` seconds, so the
+ * writing takes a bounded share of the disk and of the proxy's loop however fast objects arrive.
+ * `close()` writes what is left at once.
+ */
+export class RecordingWriter {
+  #timer: NodeJS.Timeout | undefined;
+  /** When the next write may start at the soonest (ms on `now`). */
+  #notBefore = 0;
+  readonly #minDelayMs: number;
+  readonly #bytesPerSecond: number;
+  readonly #now: () => number;
+
+  constructor(
+    readonly recording: Recording,
+    readonly dir: string,
+    readonly options: { target: string; minDelayMs?: number; bytesPerSecond?: number; now?: () => number },
+  ) {
+    this.#minDelayMs = options.minDelayMs ?? WRITE_DELAY_MS;
+    this.#bytesPerSecond = options.bytesPerSecond ?? WRITE_BYTES_PER_SECOND;
+    this.#now = options.now ?? (() => Date.now());
+  }
+
+  /** The recording changed: write it, when its turn comes. */
+  changed(): void {
+    if (this.#timer) return;
+    const delay = Math.max(this.#minDelayMs, this.#notBefore - this.#now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#write();
+    }, delay);
+  }
+
+  /** Writes what changed now, and stops. */
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#write();
+  }
+
+  #write(): void {
+    if (!this.recording.dirty) return;
+    try {
+      const bytes = this.recording.write(this.dir, { target: this.options.target });
+      this.#notBefore = this.#now() + (bytes / this.#bytesPerSecond) * 1000;
+    } catch (err) {
+      console.error(`bawa proxy: the recording could not be written to ${this.dir}: ${(err as Error).message}`);
+    }
+  }
 }

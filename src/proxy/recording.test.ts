@@ -1,15 +1,15 @@
 // The recording on hand-made exchanges: what it writes for the mock from
 // answers that drift (camelCase, ISO dates, XML), from a list that shows a few
 // fields, and what it leaves out, saying why.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { compileContract } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import type { Exchange } from "../rules/exchange.ts";
 import { Places } from "../rules/places.ts";
-import { Recording } from "./record.ts";
+import { Recording, RecordingWriter } from "./record.ts";
 
 const contract = compileContract();
 const seed = (await import("../../mock-data/Customer/DEMO.json", { with: { type: "json" } })).default as Array<
@@ -122,5 +122,60 @@ describe("a recording", () => {
     r.apply({ ...answer("/v1/OAuth/Token", { access_token: "secret-token-value" }), method: "POST" });
     r.apply(answer("/v1/OAuth/Login?request=x", "<form>"));
     expect(r.dirty).toBe(false);
+  });
+
+  it("holds no more than its bound, and names the objects past it in its README", () => {
+    const size = JSON.stringify(customer).length;
+    const r = new Recording(contract, new Places(contract), { limitBytes: size * 3 + 10 });
+    const ids = Array.from({ length: 8 }, (_, i) => String(2001 + i));
+    for (const id of ids) r.apply(answer(`/v1/api/DEMO/Customer/${id}`, { ...customer, CustomerId: id }));
+    expect(r.objects("Customer", "DEMO").map((c) => c.CustomerId)).toEqual(ids.slice(0, 3));
+    // A kept object still takes its changes; a new one past the bound is named, never dropped silently.
+    r.apply(answer("/v1/api/DEMO/Customer/2001", { ...customer, CustomerId: "2001", City: "Utrecht" }));
+    expect(r.objects("Customer", "DEMO")[0]).toMatchObject({ CustomerId: "2001", City: "Utrecht" });
+    expect(r.pastBoundCount).toBe(5);
+    expect(r.readme("http://t.example")).toContain(
+      `A recording holds at most ${size * 3 + 10} bytes of objects (as JSON). 5 answers showed objects it had no room for, not recorded; record into a new folder to keep them:\n\n- Customer in DEMO: 2004, 2005, 2006, 2007, 2008`,
+    );
+    // A deletion makes room again.
+    r.apply({ ...answer("/v1/api/DEMO/Customer/2002", ""), method: "DELETE" });
+    r.apply(answer("/v1/api/DEMO/Customer/2004", { ...customer, CustomerId: "2004" }));
+    expect(r.objects("Customer", "DEMO").map((c) => c.CustomerId)).toEqual(["2001", "2003", "2004"]);
+  });
+
+  it("is written file by file as it changes, no more often than the bytes it writes allow", () => {
+    vi.useFakeTimers();
+    const dir = mkdtempSync(join(tmpdir(), "bawa-recording-"));
+    try {
+      const r = recording();
+      for (let i = 0; i < 500; i++) {
+        const id = String(3000 + i);
+        r.apply(answer(`/v1/api/DEMO/Customer/${id}`, { ...customer, CustomerId: id }));
+      }
+      r.apply(answer("/v1/api/OTHER/Customer/1001", { ...customer, Database: "OTHER" }));
+      const bytesPerSecond = 100_000;
+      const writer = new RecordingWriter(r, dir, { target: "http://t.example", minDelayMs: 200, bytesPerSecond });
+      const file = (db: string) => join(dir, "Customer", `${db}.json`);
+      const count = (db: string) => (JSON.parse(readFileSync(file(db), "utf8")) as unknown[]).length;
+      writer.changed();
+      vi.advanceTimersByTime(200);
+      expect(count("DEMO")).toBe(500);
+      const written =
+        statSync(file("DEMO")).size + statSync(file("OTHER")).size + statSync(join(dir, "README.md")).size;
+      const other = statSync(file("OTHER")).ino;
+      // A new object: not written 200 ms later, since the last write took its bytes' time.
+      r.apply(answer("/v1/api/DEMO/Customer/9999", { ...customer, CustomerId: "9999" }));
+      writer.changed();
+      vi.advanceTimersByTime(200);
+      expect(count("DEMO")).toBe(500);
+      vi.advanceTimersByTime(Math.ceil((written / bytesPerSecond) * 1000) - 200);
+      expect(count("DEMO")).toBe(501);
+      // Only the file that changed was written again.
+      expect(statSync(file("OTHER")).ino).toBe(other);
+      writer.close();
+    } finally {
+      vi.useRealTimers();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

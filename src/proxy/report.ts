@@ -1,10 +1,13 @@
 // The violations the proxy saw, grouped by requirement as the suite's matrix
 // groups its checks: `--report <dir>` writes violations.md and violations.json
-// when the proxy stops.
+// when the proxy stops. What it keeps passes the proxy's redaction (no secret
+// of a query or fragment), and what a target sent is written into the Markdown
+// as text, never as markup.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Exchange, Violation } from "../rules/exchange.ts";
 import { REQUIREMENTS } from "../rules/generated/requirements.ts";
+import { redact, redactViolation } from "./redact.ts";
 
 /** How many examples of one requirement's violations are kept. */
 const EXAMPLES = 20;
@@ -50,9 +53,9 @@ export class ViolationReport {
         row.examples.push({
           time: new Date(ex.at).toISOString(),
           method: ex.method,
-          path: ex.url.split("?")[0]!.slice(0, 200),
+          path: redact(ex.url.split("?")[0]!.slice(0, 200)),
           status: ex.status,
-          ...v,
+          ...redactViolation(v),
         });
       }
       this.#rows.set(v.requirement, row);
@@ -78,9 +81,8 @@ export class ViolationReport {
       requirements: rows,
     };
     const json = join(dir, "violations.json");
-    const md = join(dir, "violations.md");
+    const markdown = join(dir, "violations.md");
     writeFileSync(json, `${JSON.stringify(summary, null, 2)}\n`);
-    const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
     const lines = [
       "# bawa proxy: violations",
       "",
@@ -88,22 +90,33 @@ export class ViolationReport {
       "",
       "| requirement | kind | section | rule | answers that broke it |",
       "|---|---|---|---|---|",
-      ...rows.map((r) => `| ${r.id} | ${r.kind} | ${cell(r.section)} | ${cell(r.text)} | ${r.count} |`),
+      ...rows.map((r) => `| ${md(r.id)} | ${md(r.kind)} | ${md(r.section)} | ${md(r.text)} | ${r.count} |`),
       "",
       ...rows.flatMap((r) => [
-        `## ${r.id}`,
+        `## ${md(r.id)}`,
         "",
-        r.text,
+        md(r.text),
         "",
         ...r.examples.map(
           (e) =>
-            `- ${e.time} \`${e.method} ${e.path}\` → ${e.status}: ${e.where}: expected ${cell(e.expected)}${e.found === undefined ? "" : `, found ${cell(e.found)}`}`,
+            `- ${e.time} ${md(`${e.method} ${e.path}`)} → ${e.status}: ${md(e.where)}: expected ${md(e.expected)}${e.found === undefined ? "" : `, found ${md(e.found)}`}`,
         ),
         ...(r.violations > r.examples.length ? [`- ... ${r.violations - r.examples.length} more`] : []),
         "",
       ]),
     ];
-    writeFileSync(md, `${lines.join("\n")}\n`);
-    return [md, json];
+    writeFileSync(markdown, `${lines.join("\n")}\n`);
+    return [markdown, json];
   }
+}
+
+/**
+ * Text as Markdown shows it, on one line of a table or a list: every character Markdown or the HTML
+ * in it could read as markup is escaped (CommonMark's backslash escapes, `&` as an entity).
+ */
+function md(text: string): string {
+  return text
+    .replace(/[\\`*_[\]<>|~]/g, "\\$&")
+    .replaceAll("&", "&amp;")
+    .replace(/[\r\n]+/g, " ");
 }

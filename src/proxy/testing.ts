@@ -2,9 +2,14 @@
 // a background job would run it, that touches every rule an exchange can show.
 // It never asserts: a target with a fault answers oddly, and the session goes on
 // with what it got, so the proxy's judgement is what the tests look at.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { compileContract } from "../contract/index.ts";
 import type { Application } from "../mock/core/oauth/registry.ts";
+import { type BawaMock, buildMock } from "../mock/index.ts";
+import { type Listening, listen } from "../mock/node/listen.ts";
 import { completeBody } from "../rules/bodies.ts";
+import { type RunningProxy, startProxy } from "./node.ts";
 
 export interface Account {
   app: Pick<Application, "clientId" | "clientSecret" | "redirectUri">;
@@ -311,4 +316,31 @@ export async function everyRule(s: Session): Promise<void> {
   });
   await s.data("GET", "CustomerInfoList", at);
   await s.codeGrant(late);
+}
+
+/** Starts a test's own target on loopback, on a free port; resolves with its base URL. */
+export async function serveOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The mock on loopback and bawa proxy in front of it, as the tests that drive both start them. */
+export async function mockBehindProxy(): Promise<{
+  mock: BawaMock;
+  server: Listening;
+  proxy: RunningProxy;
+  close(): Promise<void>;
+}> {
+  const mock = buildMock();
+  const server = await listen(mock, { host: "127.0.0.1", port: 0 });
+  const proxy = await startProxy({ target: server.url, host: "127.0.0.1", port: 0, contract: mock.ctx.contract });
+  return {
+    mock,
+    server,
+    proxy,
+    close: async () => {
+      await proxy.close();
+      await server.close();
+    },
+  };
 }
