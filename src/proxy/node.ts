@@ -35,9 +35,9 @@ import { dashboardRoutes } from "../mock/dashboard/routes.ts";
 import { ownHosts } from "../mock/node/listen.ts";
 import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "../rules/exchange.ts";
 import { Judge } from "../rules/judge/index.ts";
+import { redact, redactViolation } from "../rules/redact.ts";
 import { FairGate, PER_CLIENT, POOL_SIZE } from "./fair.ts";
 import { Recording, RecordingWriter } from "./record.ts";
-import { redact, redactViolation } from "./redact.ts";
 import { ViolationReport } from "./report.ts";
 import { type LocalCall, localCall, targetProblem } from "./request-target.ts";
 

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Exchange, Violation } from "../rules/exchange.ts";
 import { REQUIREMENTS } from "../rules/generated/requirements.ts";
-import { redact, redactViolation } from "./redact.ts";
+import { redact, redactViolation } from "../rules/redact.ts";
 
 /** How many examples of one requirement's violations are kept. */
 const EXAMPLES = 20;

@@ -1,10 +1,10 @@
-// The one redaction everything the proxy writes passes through: request-log
+// The one redaction everything bawa writes of an exchange passes through: request-log
 // entries (their paths and problems), violations as they leave the judge, the
 // report's files and what the command prints. A secret can sit in a query
 // (`?access_token=`, a GET form's password), in a fragment (the token flow's
 // `#access_token=`, quoted by a violation that shows where a redirect went) or
 // in a quoted JSON body: the parameter's name stays, its value becomes a mark.
-import type { Violation } from "../rules/exchange.ts";
+import type { Violation } from "./exchange.ts";
 
 /** What a secret value is replaced by. */
 export const HIDDEN = "(hidden)";
