@@ -27,14 +27,15 @@ let found: Judgement[] = [];
 // Browser answers are read asynchronously (their bodies); they are judged in the order they came.
 let browser: Promise<void> = Promise.resolve();
 
-/** The judge of this target, made once per worker with the run's contract and kinds. */
-export function observeTarget(baseUrl: string, contract: CompiledContract, kinds: Iterable<Kind>): void {
+/** The judge of this target, made once per worker with the run's contract and kinds; it judges from now on. */
+export function observeTarget(baseUrl: string, contract: CompiledContract, kinds: Iterable<Kind>): Judge {
   let judge = judges.get(baseUrl);
   if (!judge) {
     judge = new Judge(contract, { kinds: [...kinds] });
     judges.set(baseUrl, judge);
   }
   current = judge;
+  return judge;
 }
 
 /** Judges one exchange the suite made; API calls wait for the browser's answers that came before them. */

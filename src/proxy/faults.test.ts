@@ -4,7 +4,10 @@
 // exactly the requirements the fault breaks, and nothing in front of the mock
 // without faults. The faults no exchange can show are listed with the reason,
 // as the suite's profile of Prism lists what a stateless mock can not pass.
+// The suite's own judging (conformance/lib/observed.ts) is fed the same
+// exchanges in the same order and must reach the same verdict under each switch.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { observe, observeTarget, takeObserved } from "../../conformance/lib/observed.ts";
 import { requirements } from "../../conformance/lib/requirements.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import type { BawaMock } from "../mock/index.ts";
@@ -54,8 +57,19 @@ let mock: BawaMock;
 let proxy: RunningProxy;
 let close: () => Promise<void>;
 
+// The suite judges the exchanges it makes with the judge the proxy runs (conformance/lib/observed.ts):
+// it is fed every exchange the proxy judges, in the same order, and must find the same rules broken.
+let suiteSaw: Promise<string[]> = Promise.resolve([]);
+let suiteJudge: ReturnType<typeof observeTarget>;
+
 beforeAll(async () => {
   ({ mock, proxy, close } = await mockBehindProxy());
+  suiteJudge = observeTarget("the proxy's exchanges", mock.ctx.contract, ["spec", "oauth"]);
+  const judge = proxy.judge.judge.bind(proxy.judge);
+  proxy.judge.judge = (ex) => {
+    void observe(ex);
+    return judge(ex);
+  };
 });
 afterAll(() => close?.());
 
@@ -66,8 +80,10 @@ async function violationsWith(switches: readonly string[]): Promise<string[]> {
   // since the store gives the same ids again.
   mock.ctx.store.reset();
   proxy.judge.memory.forgetObjects();
+  suiteJudge.memory.forgetObjects();
   for (const name of switches) mock.scenarios.set(name, true);
   const after = proxy.log.since(0).at(-1)?.id ?? 0;
+  await takeObserved();
   await everyRule(
     new Session(proxy.url, {
       app: SEED.app,
@@ -79,12 +95,20 @@ async function violationsWith(switches: readonly string[]): Promise<string[]> {
     }),
   );
   const ids = proxy.log.since(after).flatMap((e) => e.violations?.map((v) => v.requirement) ?? []);
+  suiteSaw = takeObserved().then((found) => [...new Set(found.map((v) => v.requirement))].sort());
   return [...new Set(ids)].sort();
+}
+
+/** The proxy's verdict on a session, after checking that the suite's judging of the same exchanges agrees. */
+async function agreed(switches: readonly string[]): Promise<string[]> {
+  const proxySaw = await violationsWith(switches);
+  expect(await suiteSaw, "the suite's verdict on the proxy's exchanges").toEqual(proxySaw);
+  return proxySaw;
 }
 
 describe("bawa proxy in front of the mock", () => {
   it("sees no violation when the mock has no fault", async () => {
-    expect(await violationsWith([])).toEqual([]);
+    expect(await agreed([])).toEqual([]);
     expect(proxy.log.since(0).filter((e) => e.status >= 500)).toEqual([]);
   });
 
@@ -95,18 +119,18 @@ describe("bawa proxy in front of the mock", () => {
         (id) => !(id in NOT_ON_THIS_CONTRACT) && !SHOWN_AS_ANOTHER[name]?.includes(id),
       );
       const want = [...new Set([...breaks, ...(ALSO_SHOWN[name] ?? [])])].sort();
-      expect(await violationsWith([name])).toEqual(want);
+      expect(await agreed([name])).toEqual(want);
     },
   );
 
   it.each(Object.keys(NOT_SHOWN))("reports nothing false for %s, which no exchange shows", async (name) => {
-    expect(await violationsWith([name])).toEqual(ALSO_SHOWN[name] ?? []);
+    expect(await agreed([name])).toEqual(ALSO_SHOWN[name] ?? []);
   });
 
   it.each(TOLERATED.map((t) => [t.name, t] as const))(
     "reports the tolerated behaviour %s as the suite's verdict does",
     async (name, behaviour) => {
-      expect(await violationsWith([name])).toEqual([...(behaviour.expect?.[0]?.failed ?? [])].sort());
+      expect(await agreed([name])).toEqual([...(behaviour.expect?.[0]?.failed ?? [])].sort());
     },
   );
 
