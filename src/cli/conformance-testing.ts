@@ -47,19 +47,26 @@ export function conformanceHarness(): Harness {
     get dir() {
       return dir;
     },
-    bawa(args, env = settings) {
-      return new Promise((done) => {
-        const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
-          cwd: dir,
-          env: { ...process.env, ...env, CI: "1" },
-        });
-        let out = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (out += d));
-        child.on("exit", (code) => done({ code: code ?? 1, out }));
-      });
-    },
+    bawa: (args, env = settings) => runBawa(dir, args, env),
   };
+}
+
+/** `bawa conformance <args>` (the compiled command line) in `cwd` with `env`: its exit code and output. */
+export function runBawa(
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
+      cwd,
+      env: { ...process.env, ...env, CI: "1" },
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("exit", (code) => done({ code: code ?? 1, out }));
+  });
 }
 
 /** The verdict of each requirement in a summary.json. */

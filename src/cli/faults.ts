@@ -34,6 +34,8 @@ export interface Case {
   says?: RegExp;
   /** Whether every check runs, or only those of `failed` (a fault's run). */
   wholeSuite?: boolean;
+  /** The kinds of check of a whole-suite run (default spec and oauth, what a real environment gets). */
+  kinds?: string;
 }
 
 interface Outcome {
@@ -118,6 +120,8 @@ options:
       throw new UsageError("--jobs must be a whole number from 1 to 16");
     // The whole-suite runs first: the short fault runs then fill the gaps they leave.
     const cases = [
+      // The mock as it starts, with every kind of check: on a team's contract, no rule may fail it.
+      ...(typeof values.only === "string" ? [] : [BASELINE]),
       ...toleranceRuns(switches.filter((s) => s.kind === "tolerated")),
       ...switches.filter((s) => s.kind === "fault").map((s) => faultCase(s, values["whole-suite"] === true)),
     ];
@@ -149,6 +153,16 @@ options:
     );
     return outcomes.every((o) => o.ok) ? 0 : 1;
   },
+};
+
+/** The run of the mock without any switch: every check, of every kind, passes. */
+export const BASELINE: Case = {
+  name: "no-switch",
+  switches: [],
+  settings: {},
+  failed: [],
+  exactly: true,
+  kinds: "spec,oauth,assumption",
 };
 
 /** A fault's run: the checks of what it breaks (or every check), with only it on. */
@@ -229,7 +243,7 @@ async function runTargets(
       const settings = { ...ownMockSettings(server.url, backgroundRefreshToken(mock)), ...c.settings };
       // A fault's run checks what it breaks; a behaviour's run, and a fault's whole-suite run, is the
       // suite a real environment gets (spec and oauth checks).
-      if (c.exactly || c.wholeSuite) settings.CONFORMANCE_KINDS = "spec,oauth";
+      if (c.exactly || c.wholeSuite) settings.CONFORMANCE_KINDS = c.kinds ?? "spec,oauth";
       targets.push({
         name: c.name,
         settings,
@@ -306,7 +320,7 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
   return {
     case: c.name,
     kind: c.exactly ? "tolerated" : "fault",
-    what: c.switches.map((s) => s.what).join("; "),
+    what: c.switches.map((s) => s.what).join("; ") || "no switch: the mock as it starts, every kind of check",
     expected,
     failed,
     notChecked,
