@@ -199,6 +199,7 @@ describe("patterns (linear time)", () => {
     const doc = contractWith((s) => {
       s.CustomerRequest!.example = { pattern: "(?=never checked)" };
     });
+    (doc.components as Record<string, unknown>).examples = { Odd: { value: { pattern: "(?=nor this)" } } };
     expect(() => checkContract(doc)).not.toThrow();
   });
 

@@ -79,7 +79,7 @@ function walk(doc: unknown): Array<{ node: Node; at: string }> {
         value: child,
         at: `${at}/${escapeKey(key)}`,
         depth: depth + 1,
-        data: data || DATA.has(key) || key.startsWith("x-"),
+        data: data || DATA.has(key) || key.startsWith("x-") || (at === "#/components" && key === "examples"),
       });
     }
   }
