@@ -5,14 +5,13 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ConfigError, loadTarget, meaningOf, VARIABLES } from "../../conformance/lib/config.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
-import { compileContract } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { freePort, type Listening, listen } from "../mock/node/listen.ts";
 import { seedAccounts } from "../mock/seed.ts";
 import { codePath, PROJECT_ROOT } from "../paths.ts";
 import { cleanup } from "./cleanup.ts";
-import { type Command, contractPath, UsageError } from "./options.ts";
+import { type Command, contractOf, contractPath, UsageError } from "./options.ts";
 import { startPrism } from "./prism.ts";
 
 const FLAGS: Record<string, string> = {
@@ -128,6 +127,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     // The contract of the run: its resources are what the generic checks check (and the own mock serves).
     if (env.CONFORMANCE_CONTRACT) env.CONFORMANCE_CONTRACT = contractPath({ contract: env.CONFORMANCE_CONTRACT });
     const contractFile = env.CONFORMANCE_CONTRACT || undefined;
+    // A contract that can not be used is refused before anything starts, naming its node (exit 2).
+    const contract = contractFile ? contractOf({ contract: contractFile }) : undefined;
 
     if (positionals[0] === "cleanup") return cleanup(env, values.yes === true);
     if (positionals[0] === "merge") return merge(positionals.slice(1), env);
@@ -167,9 +168,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         throw new UsageError(
           `--workers ${env.CONFORMANCE_WORKERS} (CONFORMANCE_WORKERS): the own mock takes one check at a time, since checks move its clock; more need a target (--base-url)`,
         );
-      const mock = buildMock(
-        contractFile ? { contract: compileContract(contractFile), seedOptions: { strict: false } } : {},
-      );
+      const mock = buildMock(contract ? { contract, seedOptions: { strict: false } } : {});
       own = await listen(mock, { host: "127.0.0.1", port: 0 });
       Object.assign(env, {
         ...ownMockSettings(own.url, backgroundRefreshToken(mock)),

@@ -7,6 +7,13 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { VARIABLES } from "../../conformance/lib/config.ts";
 import { requirements } from "../../conformance/lib/requirements.ts";
+import { MAX_CONTRACT_NODES, MAX_ENUM_VALUES, MAX_PATTERN_SIZE, MAX_SCHEMA_PROPERTIES } from "../contract/bounds.ts";
+import {
+  LOGIN_LOCK_AFTER_PER_BROWSER,
+  LOGIN_LOCK_AFTER_PER_USER,
+  LOGIN_LOCK_SECONDS,
+  LOGIN_SLOW_AFTER_PER_USER,
+} from "../mock/core/limits.ts";
 import { RULE_NAMES } from "../mock/core/rules.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
@@ -82,5 +89,17 @@ describe("the README's figures are the code's", () => {
     };
     expect(README).toContain(`The profile lists ${Object.keys(profile.expectedFailures).length} requirements`);
     for (const id of Object.keys(profile.expectedFailures)) expect(requirements().has(id), id).toBe(true);
+  });
+
+  it("the limits of a contract, and of wrong passwords", () => {
+    const n = (v: number) => v.toLocaleString("en");
+    expect(README).toContain(
+      `at most ${n(MAX_CONTRACT_NODES)} nodes, ${n(MAX_SCHEMA_PROPERTIES)} properties per\nschema and ${n(MAX_ENUM_VALUES)} values per enum`,
+    );
+    expect(README).toContain(`at most ${MAX_PATTERN_SIZE} instructions`);
+    expect(README).toContain(`from the ${LOGIN_SLOW_AFTER_PER_USER + 1}th in a row each answer comes 1 s\nlate`);
+    expect(README).toContain(`the ${LOGIN_LOCK_AFTER_PER_USER}th locks the user name for ${LOGIN_LOCK_SECONDS} s`);
+    expect(LOGIN_LOCK_AFTER_PER_BROWSER).toBe(30);
+    expect(README).toContain("Thirty wrong passwords\nin quick succession");
   });
 });

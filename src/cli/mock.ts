@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { warmSteps } from "../contract/index.ts";
+import { ContractError, warmSteps } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
 import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
@@ -12,12 +12,14 @@ import {
   CONTROL_OPTIONS,
   type Command,
   contractOf,
+  contractPath,
   controlSettings,
   listenError,
   portSetting,
   SERVER_OPTIONS,
   setting,
   UsageError,
+  unusableContract,
   versionsSetting,
 } from "./options.ts";
 
@@ -109,16 +111,18 @@ options (flag, else environment variable, else default):
     if (!/^[1-9][0-9]{0,15}$/.test(compactAt))
       throw new UsageError(`--compact-at must be a number of bytes above 0, not ${JSON.stringify(compactAt)}`);
     const compactAtBytes = Number(compactAt);
-    const mock = buildMock({
-      seedDir,
-      config: { versions, scope, corsOrigins, ...(controlToken ? { controlToken } : {}) },
-      switches,
-      rules,
-      contract,
-      // The project's own seed may hold resources another contract lacks: those are left out, saying so.
-      seedOptions: { strict: givenSeed !== "", warn: (m) => console.error(`bawa mock: ${m}`) },
-      ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
-    });
+    const mock = tryContract(contractPath(values), () =>
+      buildMock({
+        seedDir,
+        config: { versions, scope, corsOrigins, ...(controlToken ? { controlToken } : {}) },
+        switches,
+        rules,
+        contract,
+        // The project's own seed may hold resources another contract lacks: those are left out, saying so.
+        seedOptions: { strict: givenSeed !== "", warn: (m) => console.error(`bawa mock: ${m}`) },
+        ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
+      }),
+    );
     if (!values.quiet) {
       mock.log.subscribe((e) =>
         console.log(
@@ -141,8 +145,8 @@ options (flag, else environment variable, else default):
       try {
         steps.shift()?.();
       } catch (err) {
-        console.error(`bawa mock: the contract does not compile: ${(err as Error).message}`);
-        process.exit(1);
+        console.error(`bawa mock: ${unusableContract(contractPath(values), err).message}`);
+        process.exit(2);
       }
       if (steps.length) setImmediate(warm);
     };
@@ -181,6 +185,16 @@ Ctrl-C stops it.`);
     return 0;
   },
 };
+
+/** Runs what compiles parts of the contract (the seed's validators): a schema that does not is a usage error. */
+function tryContract<T>(path: string, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof ContractError) throw unusableContract(path, err);
+    throw err;
+  }
+}
 
 /** `name=value,name=value` into rules; wrong names or values are a usage error that names them. */
 function parseRules(text: string): Partial<Rules> {

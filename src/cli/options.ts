@@ -60,15 +60,22 @@ export function contractPath(values: Record<string, unknown>, env = "BAWA_CONTRA
   return path;
 }
 
-/** Compiles the contract of --contract; a document bawa can not read is the job's failure, said plainly. */
+/**
+ * Compiles the contract of --contract. A document bawa can not use is the command line's to change
+ * (exit 2): the message names the node (`#/components/schemas/A: ...`).
+ */
 export function contractOf(values: Record<string, unknown>, options: { eager?: boolean } = {}): CompiledContract {
   const path = contractPath(values);
   try {
     return compileContract(path, options);
   } catch (err) {
-    throw new Error(`the contract ${path} can not be used: ${(err as Error).message}`);
+    throw unusableContract(path, err);
   }
 }
+
+/** Why the contract at `path` can not be used, as a usage error (exit 2). */
+export const unusableContract = (path: string, err: unknown): UsageError =>
+  new UsageError(`the contract ${path} can not be used: ${(err as Error).message}`);
 
 /** The options of a server with its own pages and control calls: bawa mock, bawa proxy. */
 export const CONTROL_OPTIONS = {

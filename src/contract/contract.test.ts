@@ -350,10 +350,16 @@ describe("length limits count code points (maxLength, minLength)", () => {
     for (const text of texts) {
       const ours = schemas.validator(name);
       expect(ours(text), text).toBe(theirs(text));
+      // A text already too long is not matched against the pattern too (A-LIMITS): one error fewer.
+      const tooLong = codePoints(text) > 3;
       expect(
         ours.errors?.map((e) => [e.keyword, e.message, e.params]),
         text,
-      ).toEqual(theirs.errors?.map((e) => [e.keyword, e.message, e.params]));
+      ).toEqual(
+        theirs.errors
+          ?.filter((e) => !(tooLong && e.keyword === "pattern"))
+          .map((e) => [e.keyword, e.message, e.params]),
+      );
     }
   });
 });

@@ -1,7 +1,7 @@
 // The contract, loaded once: the parsed OpenAPI document and Ajv validators
 // compiled from its schemas. Both the mock and the conformance suite take
 // their shapes from here and never write a schema again by hand.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   _,
@@ -12,9 +12,12 @@ import {
   str,
   type ValidateFunction,
 } from "ajv/dist/2020.js";
+import { usePattern } from "ajv/dist/vocabularies/code.js";
 import addFormats from "ajv-formats";
 import { PROJECT_ROOT } from "../paths.ts";
 import { parseYaml } from "../yaml-file.ts";
+import { ContractError, checkContract, MAX_CONTRACT_BYTES } from "./bounds.ts";
+import { linearRegExp } from "./patterns.ts";
 import { MONTH_DAY_YEAR } from "./resources.ts";
 
 export const CONTRACT_PATH = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
@@ -29,12 +32,30 @@ export interface OpenApiDocument {
 }
 export type JsonSchema = Record<string, unknown>;
 
-/** Reads the contract as it is now (through the build's cache, src/yaml-file.ts); YAML anchors and aliases are expanded. */
+/**
+ * Reads the contract as it is now (through the build's cache, src/yaml-file.ts); YAML anchors and
+ * aliases are expanded. Throws ContractError naming the node for a contract bawa can not use
+ * (bounds.ts: its size, enums, patterns, $refs).
+ */
 export function loadContract(path: string = CONTRACT_PATH): OpenApiDocument {
-  const doc = parseYaml(readFileSync(path, "utf8"), { maxAliasCount: 1000 }) as OpenApiDocument;
-  if (!doc?.openapi?.startsWith("3.1")) {
-    throw new Error(`contract: ${path} is not an OpenAPI 3.1 document (openapi: ${String(doc?.openapi)})`);
+  const { size } = statSync(path);
+  if (size > MAX_CONTRACT_BYTES) {
+    throw new ContractError(
+      "#",
+      `${path} has ${size.toLocaleString("en")} bytes, more than the ${MAX_CONTRACT_BYTES.toLocaleString("en")} bawa reads (A-LIMITS)`,
+    );
   }
+  const doc = parseYaml(readFileSync(path, "utf8"), { maxAliasCount: 1000 }) as OpenApiDocument;
+  if (typeof doc?.openapi !== "string" || !doc.openapi.startsWith("3.1")) {
+    throw new ContractError("#/openapi", `${path} is not an OpenAPI 3.1 document (openapi: ${String(doc?.openapi)})`);
+  }
+  if (typeof doc.components?.schemas !== "object" || doc.components.schemas === null) {
+    throw new ContractError(
+      "#/components/schemas",
+      "the contract declares no schemas; bawa reads every shape from them",
+    );
+  }
+  checkContract(doc);
   return doc;
 }
 
@@ -133,6 +154,31 @@ const LENGTH_LIMITS: CodeKeywordDefinition = {
 };
 
 /**
+ * `pattern`, as Ajv's own but through the linear-time engine (`code.regExp`), and not run on a
+ * string already longer than the same schema's maxLength: the text is refused either way, and the
+ * engine's work grows with the text's length (A-LIMITS).
+ */
+const PATTERN: CodeKeywordDefinition = {
+  keyword: "pattern",
+  type: "string",
+  schemaType: "string",
+  // Where Ajv runs its own, so errors come in the same order.
+  before: "format",
+  error: {
+    message: ({ schemaCode }) => str`must match pattern "${schemaCode}"`,
+    params: ({ schemaCode }) => _`{pattern: ${schemaCode}}`,
+  },
+  code(cxt: KeywordCxt) {
+    const { data, schema, parentSchema } = cxt;
+    const rx = usePattern(cxt, schema as string);
+    const max = (parentSchema as { maxLength?: unknown }).maxLength;
+    if (typeof max !== "number") return cxt.fail(_`!${rx}.test(${data})`);
+    const count = cxt.gen.scopeValue("func", { ref: codePoints });
+    cxt.fail(_`(${data}.length <= ${max} || ${count}(${data}) <= ${max}) && !${rx}.test(${data})`);
+  },
+};
+
+/**
  * The largest integer a JSON number carries exactly: JSON.parse reads 9007199254740993 as
  * 9007199254740992 and 99999999999999999999 as 1e20, so a larger one would be stored changed,
  * silently. Every `type: integer` of a request body refuses it (exactIntegers()).
@@ -211,6 +257,10 @@ export class SchemaSet {
       // the document against it checked nothing; compiling it was a quarter of the mock's start-up
       // (50 ms). Each schema is checked as it compiles (strict mode: unknown keywords and types).
       validateSchema: false,
+      // Patterns run in linear time (patterns.ts), and Ajv's strict check of patternProperties
+      // against properties, which ran them on its own engine, is left out.
+      code: { regExp: linearRegExp },
+      allowMatchingProperties: true,
     });
     addFormats.default(ajv, ["uri", "date-time"]);
     // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
@@ -220,7 +270,13 @@ export class SchemaSet {
       type: "string",
       validate: isCalendarDateOrOtherForm,
     });
-    ajv.removeKeyword("maxLength").removeKeyword("minLength").addKeyword(LENGTH_LIMITS).addKeyword(EXACT_INTEGER);
+    ajv
+      .removeKeyword("pattern")
+      .addKeyword(PATTERN)
+      .removeKeyword("maxLength")
+      .removeKeyword("minLength")
+      .addKeyword(LENGTH_LIMITS)
+      .addKeyword(EXACT_INTEGER);
     ajv.addVocabulary(ANNOTATION_KEYWORDS);
     const schemas = this.options.exactIntegers
       ? exactIntegers(this.doc.components.schemas)
@@ -235,8 +291,13 @@ export class SchemaSet {
     let fn = this.#cache.get(name);
     if (!fn) {
       if (!(name in this.doc.components.schemas)) throw new Error(`contract: no schema named ${name}`);
-      fn = this.#validators.getSchema(`${this.#id}#/components/schemas/${name}`);
-      if (!fn) throw new Error(`contract: schema ${name} did not compile`);
+      const where = `#/components/schemas/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      try {
+        fn = this.#validators.getSchema(`${this.#id}${where}`);
+      } catch (err) {
+        throw new ContractError(where, `does not compile: ${(err as Error).message}`);
+      }
+      if (!fn) throw new ContractError(where, "does not compile");
       this.#cache.set(name, fn);
     }
     return fn;
@@ -286,7 +347,7 @@ function explain(e: ErrorObject, datePatterns: ReadonlySet<string>): string {
         ? "must be a date written month/day/year (03/31/2024 or 3/31/2024)"
         : `must match ${e.params.pattern}`;
     case "enum":
-      return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+      return `must be one of ${listed(e.params.allowedValues as unknown[])}`;
     case "const":
       return `must be ${JSON.stringify(e.params.allowedValue)}`;
     case "format":
@@ -299,6 +360,15 @@ function explain(e: ErrorObject, datePatterns: ReadonlySet<string>): string {
       return e.message ?? e.keyword;
   }
 }
+
+/** An enum's values for a message: the first few, and how many in all when there are more. */
+function listed(values: readonly unknown[]): string {
+  const shown = values.slice(0, ENUM_VALUES_SHOWN).map((v) => JSON.stringify(v)?.slice(0, 100));
+  return values.length > ENUM_VALUES_SHOWN
+    ? `${shown.join(", ")}, ... (${values.length.toLocaleString("en")} values)`
+    : shown.join(", ");
+}
+const ENUM_VALUES_SHOWN = 20;
 
 // Keywords that come from our assumptions or the research notes, not from the description.
 const NOT_IN_DESCRIPTION = ["minLength", "maxLength", "maxItems", "maxProperties", "default"];

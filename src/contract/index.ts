@@ -2,6 +2,7 @@ import { CONTRACT_PATH, loadContract, type OpenApiDocument, SchemaSet } from "./
 import { buildResourceModel, type ResourceModel } from "./resources.ts";
 import { XmlMapping } from "./xml.ts";
 
+export * from "./bounds.ts";
 export * from "./contract.ts";
 export * from "./resources.ts";
 export * from "./xml.ts";

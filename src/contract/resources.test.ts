@@ -164,6 +164,28 @@ describe("the resource model of a contract", () => {
     );
   });
 
+  it.each(["..", ".", "Thing.json", "Thing s", "Th%69ng", "Thing!"])(
+    "refuses a resource named %j, which requests can not reach as written, naming the path",
+    (name) => {
+      const paths = { [`/api/{database_id}/${name}`]: THINGS["/api/{database_id}/Thing"] };
+      expect(() => buildResourceModel(contract({ ...THINGS, ...paths }, SCHEMAS))).toThrow(
+        `/api/{database_id}/${name}: the resource name ${JSON.stringify(name)} is not one requests can reach as written`,
+      );
+    },
+  );
+
+  it("refuses data of its own named by a schema a folder can not be called, naming the schema", () => {
+    const paths = { "/api/Offices": { get: op("listOffices", { responses: json("DotList") }) } };
+    const schemas = {
+      ...SCHEMAS,
+      "..": SCHEMAS.Office,
+      DotList: { type: "array", items: { $ref: "#/components/schemas/.." } },
+    };
+    expect(() => buildResourceModel(contract(paths, schemas))).toThrow(
+      "#/components/schemas/..: /api/Offices shows its objects, so its name names their seed folder",
+    );
+  });
+
   it("reads the project's contract: Customer, its info list, the administrations", () => {
     const { resources } = compileContract();
     expect([...resources.resources].map(([name, r]) => `${name}: ${r.kind} of ${r.collection.name}`)).toEqual([

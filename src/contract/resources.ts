@@ -144,6 +144,10 @@ type OperationObject = {
 };
 
 const METHODS: readonly Method[] = ["GET", "POST", "PUT", "DELETE"];
+/** A resource's name is a segment of its address, and the name of its seed folder. */
+const RESOURCE_NAME = /^[A-Za-z0-9_-]+$/;
+/** OpenAPI's names of components, less those a folder can not be called (`.`, `..`). */
+const SCHEMA_NAME = /^(?!\.+$)[A-Za-z0-9._-]+$/;
 const REF = "#/components/schemas/";
 
 /** A contract problem that makes a resource unusable; the model names it rather than guess. */
@@ -237,6 +241,11 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
         });
       }
       continue;
+    }
+    if (!RESOURCE_NAME.test(name)) {
+      throw new ResourceModelError(
+        `${path}: the resource name ${JSON.stringify(name)} is not one requests can reach as written (a request's "." and ".." segments are resolved away, a "." before json or xml chooses the format, other characters are escaped or reserved in a path): name it with letters, digits, "_" and "-"`,
+      );
     }
     const key = `${databaseParam ? "db" : "global"}:${name.toLowerCase()}`;
     const group = groups.get(key) ?? { name, databaseParam };
@@ -483,6 +492,12 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
         );
       }
       if (!c) {
+        // Its name names its seed folder (mock-data/<name>/) and its lines in a data directory.
+        if (!SCHEMA_NAME.test(v.itemSchema)) {
+          throw new ResourceModelError(
+            `#/components/schemas/${v.itemSchema}: ${v.path} shows its objects, so its name names their seed folder: name it with letters, digits, ".", "_" and "-", not dots alone`,
+          );
+        }
         const idParam = v.idParam ?? pendingViews.find((o) => o.itemSchema === v.itemSchema && o.idParam)?.idParam;
         const idProperty = idParam
           ? propertyOfParameter(idParam, itemProps)

@@ -20,6 +20,8 @@ export const MAX_REDIRECT_URI = 2_000;
 export const MAX_PENDING_AUTHORIZATIONS = 10_000;
 export const MAX_PENDING_AUTHORIZATIONS_PER_CLIENT = 2_500;
 export const MAX_PENDING_AUTHORIZATIONS_PER_SOURCE = 1_000;
+/** Requests waiting for login per browser (its bawa_authz cookie); a new one displaces the browser's own oldest. */
+export const MAX_PENDING_AUTHORIZATIONS_PER_BROWSER = 10;
 /** Codes, access tokens and refresh tokens kept, until swept (tokens.ts, KEPT_AFTER_END_MS). */
 export const MAX_CODES = 100_000;
 export const MAX_CODES_PER_CLIENT = 20_000;
@@ -28,21 +30,27 @@ export const MAX_ACCESS_TOKENS_PER_CLIENT = 100_000;
 export const MAX_REFRESH_TOKENS = 100_000;
 export const MAX_REFRESH_TOKENS_PER_CLIENT = 50_000;
 /**
- * Login throttling, counted per user name and per source: past SLOW_AFTER wrong passwords in a
- * row each further one is answered LOGIN_SLOW_MS late; the LOCK_AFTER-th locks logins (429,
- * Retry-After) for LOGIN_LOCK_SECONDS, and each wrong password after a lock locks again for twice
- * as long, up to LOGIN_LOCK_MAX_SECONDS. The right password after the wait works and clears the
- * user name's count; counts are forgotten LOGIN_FAILURES_KEPT_SECONDS after the last failure.
+ * Login throttling, counted per user name, per browser (the login's cookie) and per source: past
+ * SLOW_AFTER wrong passwords each further one is answered LOGIN_SLOW_MS late; the LOCK_AFTER-th
+ * locks logins (429, Retry-After) for LOGIN_LOCK_SECONDS, each further lock twice as long, up to
+ * LOGIN_LOCK_MAX_SECONDS. A user name counts wrong passwords in a row: after its lock the next one
+ * locks again; the right password clears it; it is forgotten LOGIN_FAILURES_KEPT_SECONDS after the
+ * last. A browser's and a source's counts drop by one every LOGIN_DECAY_SECONDS and start again at
+ * a lock; the doubling is forgotten LOGIN_FAILURES_KEPT_SECONDS after a lock ends. A loopback source
+ * (every browser and process of the machine) is slowed, never locked.
  */
 export const LOGIN_SLOW_AFTER_PER_USER = 3;
 export const LOGIN_LOCK_AFTER_PER_USER = 10;
+export const LOGIN_SLOW_AFTER_PER_BROWSER = 10;
+export const LOGIN_LOCK_AFTER_PER_BROWSER = 30;
 export const LOGIN_SLOW_AFTER_PER_SOURCE = 10;
 export const LOGIN_LOCK_AFTER_PER_SOURCE = 30;
+export const LOGIN_DECAY_SECONDS = 20;
 export const LOGIN_SLOW_MS = 1_000;
 export const LOGIN_LOCK_SECONDS = 60;
 export const LOGIN_LOCK_MAX_SECONDS = 900;
 export const LOGIN_FAILURES_KEPT_SECONDS = 900;
-/** User names and sources the throttle tracks at once; beyond, new ones share one count. */
+/** User names, browsers and sources the throttle tracks at once; beyond, the one unused the longest is forgotten. */
 export const MAX_LOGIN_THROTTLE_ENTRIES = 10_000;
 /** The clock moves at most this far in one call (ten years). */
 export const MAX_CLOCK_STEP_SECONDS = 10 * 365 * 24 * 3600;

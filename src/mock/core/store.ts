@@ -129,7 +129,8 @@ export class ObjectStore {
 
   /** How many objects each collection holds, over all databases. */
   totals(): Record<string, number> {
-    const out: Record<string, number> = {};
+    // No prototype: a collection may be named `__proto__` or `constructor`, and is counted as one.
+    const out: Record<string, number> = Object.create(null);
     for (const [name, shelves] of this.#shelves) {
       let n = 0;
       for (const shelf of shelves.values()) n += shelf.objects.size;

@@ -252,6 +252,27 @@ describe("a damaged data directory", () => {
     expect(() => open(dir)).toThrow(new RegExp(`${JOURNAL_FILE} is not a regular file .*move it away`));
   });
 
+  it("refuses a journal of an earlier version that is a FIFO at once, rather than hang holding the lock", () => {
+    const dir = newDir();
+    execFileSync("mkfifo", [join(dir, "customers.journal.jsonl")]);
+    expect(() => open(dir)).toThrow(/customers\.journal\.jsonl is not a regular file .*move it away/);
+    // The lock was let go: once the FIFO is moved away, the next start works.
+    fs.rmSync(join(dir, "customers.journal.jsonl"));
+    closeAll(open(dir));
+  });
+
+  it.each([JOURNAL_FILE, SNAPSHOT_FILE])("refuses a %s that is a symbolic link before changing anything", (file) => {
+    const dir = newDir();
+    const elsewhere = join(newDir(), "someone-elses.txt");
+    fs.writeFileSync(elsewhere, "not a journal\n", { mode: 0o644 });
+    fs.chmodSync(elsewhere, 0o644);
+    fs.symlinkSync(elsewhere, join(dir, file));
+    expect(() => open(dir)).toThrow(new RegExp(`${file} is a symbolic link; bawa does not follow it`));
+    // Before: the journal's target was made readable by its owner alone, then the start refused.
+    expect(fs.statSync(elsewhere).mode & 0o777).toBe(0o644);
+    expect(fs.readFileSync(elsewhere, "utf8")).toBe("not a journal\n");
+  });
+
   it("keeps its files readable by their owner alone (they hold live tokens and client secrets)", async () => {
     const dir = newDir();
     const mock = open(dir, { dataDirOptions: { compactAtBytes: 1 } });

@@ -69,12 +69,14 @@ export class DataDir implements Journal {
     try {
       // A compaction that did not finish left its temporary file; the old snapshot and the journal are whole.
       fs.rmSync(`${this.snapshotPath}.tmp`, { force: true });
-      for (const path of [this.journalPath, this.snapshotPath]) regularOrAbsent(path);
+      // Each file checked before anything is changed: the journal's mode below, the old journal's read.
+      for (const path of [this.journalPath, this.snapshotPath, join(dir, OLD_JOURNAL_FILE)]) regularOrAbsent(path);
       // O_APPEND as well: whatever else might write here, a change is never written into another.
-      // Readable by its owner alone: it holds live tokens and client secrets.
+      // Readable by its owner alone: it holds live tokens and client secrets. O_NOFOLLOW: a link
+      // put there after the check is refused too, never followed to a file elsewhere.
       this.#fd = fs.openSync(
         this.journalPath,
-        fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND,
+        fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW,
         0o600,
       );
       // A journal of an earlier version was made readable by all.
@@ -379,15 +381,22 @@ function usable(dir: string): void {
 
 /**
  * A journal or snapshot that is there must be a regular file: reading a FIFO (or a device) would
- * wait for a writer forever, and the start would hang without a word.
+ * wait for a writer forever, and the start would hang without a word. Nor a symbolic link: the
+ * start makes the journal readable by its owner alone and writes to it, which must never reach a
+ * file elsewhere.
  */
 function regularOrAbsent(path: string): void {
   let stat: fs.Stats;
   try {
-    stat = fs.statSync(path);
+    stat = fs.lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw err;
+  }
+  if (stat.isSymbolicLink()) {
+    throw new DataDirError(
+      `${path} is a symbolic link; bawa does not follow it, so that it changes no file elsewhere: put the file itself there, or give --data-dir another directory.`,
+    );
   }
   if (!stat.isFile()) {
     throw new DataDirError(

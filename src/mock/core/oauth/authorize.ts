@@ -6,11 +6,12 @@ import { createHmac, randomBytes } from "node:crypto";
 import { formOf, type MockResponse, type Params, single } from "../http.ts";
 import {
   MAX_PENDING_AUTHORIZATIONS,
+  MAX_PENDING_AUTHORIZATIONS_PER_BROWSER,
   MAX_PENDING_AUTHORIZATIONS_PER_CLIENT,
   MAX_PENDING_AUTHORIZATIONS_PER_SOURCE,
 } from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
-import { CappedMap, type CapReached, sourceOf } from "./caps.ts";
+import { CappedMap, type CapReached, isLocalSource, sourceOf } from "./caps.ts";
 import { errorScreen, limitScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
 import { type Application, type Registry, registrableRedirectUri } from "./registry.ts";
 import { cookie, sameSecret } from "./secrets.ts";
@@ -55,11 +56,21 @@ export interface Authorization {
 type Found = { ok: true; p: PendingAuthorization; app: Application } | { ok: false; response: MockResponse };
 
 export function createAuthorization(registry: Registry, tokens: TokenStore): Authorization {
-  // Capped per source (address) first, so one address flooding the endpoint hears its own cap named.
+  // Capped per browser first, then per source (address), so a flood hears its own cap named. A
+  // browser at its cap displaces its own oldest request not logged in yet: any page of the same
+  // site can make a browser send requests with its cookie, and they must not fill the address's
+  // cap with logins that look under way.
   const pending = new CappedMap<PendingAuthorization>({
     what: "authorization requests waiting for login",
     overall: MAX_PENDING_AUTHORIZATIONS,
     per: [
+      {
+        of: "browser",
+        named: "This browser",
+        limit: MAX_PENDING_AUTHORIZATIONS_PER_BROWSER,
+        owner: (p) => p.browserKey,
+        displaces: (p) => p.user === undefined,
+      },
       {
         of: "address",
         limit: MAX_PENDING_AUTHORIZATIONS_PER_SOURCE,
@@ -154,9 +165,9 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     // address displaces its own oldest request whose screen no browser has seen).
     const now = req.ctx.clock.now();
     const source = sourceOf(req);
-    const full = pending.room([source, clientId], now);
-    if (full) return limited(req, full, { client: clientId, responseType });
     const browserKey = mintedBrowserKey(req) ?? mintBrowserKey();
+    const full = pending.room([browserKey, source, clientId], now);
+    if (full) return limited(req, full, { client: clientId, responseType });
     const request: PendingAuthorization = {
       id: newKey(),
       clientId,
@@ -231,7 +242,8 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     const username = single(form, "username");
     const name = typeof username === "string" ? username : "";
     const now = req.ctx.clock.now();
-    const source = sourceOf(req);
+    // The browser is the request's: the cookie matched it (or CSRF checks are off, a fault).
+    const attempt = { user: name, browser: p.browserKey, source: sourceOf(req), sharedSource: isLocalSource(req) };
     const again = (error: string, extra: { status?: number; headers?: Record<string, string> } = {}) =>
       loginScreen({
         action: action(req, "Login"),
@@ -249,20 +261,22 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
       return { ...res, meta: { code: "screen.login-locked", problem: message, client: p.clientId } };
     };
     // While locked (A-LIMITS) no password is checked, the right one neither.
-    const locked = throttle.locked(name, source, now);
+    const locked = throttle.locked(attempt, now);
     if (locked) return lockedOut(locked.retryAfter, locked.why);
     const user = registry.user(name);
     if (!user || !sameSecret(single(form, "password"), user.password)) {
-      const after = throttle.failed(name, source, now);
+      const after = throttle.failed(attempt, now);
       if ("why" in after) return lockedOut(after.retryAfter, after.why);
       const res = again("The user name or password is not right.");
       return after.delayMs > 0 ? { ...res, meta: { ...res.meta, delayMs: after.delayMs } } : res;
     }
     throttle.succeeded(name);
-    p.user = user.username;
     // A new browser key once the user logged in: whoever shared the old one (a cookie planted
-    // before the login) can not go on with this request.
+    // before the login) can not go on with this request. Kept again under it, as the browser's.
+    pending.delete(p.id);
+    p.user = user.username;
     p.browserKey = mintBrowserKey();
+    pending.set(p.id, p);
     // Without the permission screen, logging in grants at once (a fault, never the default).
     const res: MockResponse = req.ctx.rules.permissionScreen
       ? {

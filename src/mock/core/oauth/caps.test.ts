@@ -2,7 +2,7 @@
 // refuses and drops no one, ended entries make room without a sweep, and the
 // answer says when (or that waiting will not help).
 import { describe, expect, it } from "vitest";
-import { CappedMap, sourceOf } from "./caps.ts";
+import { CappedMap, isLocalSource, sourceOf } from "./caps.ts";
 
 interface Entry {
   client: string;
@@ -96,6 +96,20 @@ describe("a capped map", () => {
     map.clear();
     expect(map.size).toBe(0);
   });
+
+  it("names an owner no one may read (a browser's cookie) in its own words", () => {
+    const map = new CappedMap<Entry>({
+      what: "things",
+      overall: 4,
+      per: [{ of: "browser", named: "This browser", limit: 1, owner: (e) => e.client }],
+      droppableAt: (e) => e.end,
+    });
+    map.set("a1", { client: "secret-cookie", end: 5_000 });
+    const full = map.room(["secret-cookie"], 0);
+    expect(full?.message).toBe(
+      "This browser has 1 things, the most one browser may have (A-LIMITS); try again in 5 s, when the oldest is dropped.",
+    );
+  });
 });
 
 describe("the source of a request", () => {
@@ -109,5 +123,20 @@ describe("the source of a request", () => {
     ["2001:0db8::1%eth0", "2001:db8:0:0::/64"],
   ])("%s is counted as %s", (remoteAddress, source) => {
     expect(sourceOf(remoteAddress === undefined ? {} : { remoteAddress })).toBe(source);
+  });
+
+  it.each([
+    [undefined, true],
+    ["127.0.0.1", true],
+    ["127.3.2.1", true],
+    ["::ffff:127.0.0.1", true],
+    ["::1", true],
+    ["0:0:0:0:0:0:0:1", true],
+    ["::2", false],
+    ["192.0.2.1", false],
+    ["::ffff:192.0.2.1", false],
+    ["fe80::1%lo0", false],
+  ])("%s is this machine (one source for all its browsers): %s", (remoteAddress, local) => {
+    expect(isLocalSource(remoteAddress === undefined ? {} : { remoteAddress })).toBe(local);
   });
 });

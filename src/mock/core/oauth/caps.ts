@@ -23,9 +23,16 @@ export interface CapSpec<V> {
   /**
    * The caps per owner, checked in this order: the owner's kind in words, its limit, an entry's
    * owner, and which of an owner's entries a newcomer of the same owner may displace when the cap
-   * is full (its oldest such one goes; never another owner's).
+   * is full (its oldest such one goes; never another owner's); `named` says who the owner is in
+   * a refusal, where the owner itself is no one's to read (a browser's cookie).
    */
-  per: ReadonlyArray<{ of: string; limit: number; owner: (v: V) => string; displaces?: (v: V) => boolean }>;
+  per: ReadonlyArray<{
+    of: string;
+    limit: number;
+    owner: (v: V) => string;
+    displaces?: (v: V) => boolean;
+    named?: string;
+  }>;
   /** When an entry may be dropped, on the mock's clock; undefined: not until it changes (a live refresh token). */
   droppableAt: (v: V) => number | undefined;
   /** What to say when the entries counted do not end by themselves. */
@@ -136,7 +143,7 @@ export class CappedMap<V> {
         continue;
       }
       if (retryAt !== "room") {
-        const who = `The ${p.of} ${owner} has ${count(p.limit)} ${spec.what}, the most one ${p.of} may have (A-LIMITS)`;
+        const who = `${p.named ?? `The ${p.of} ${owner}`} has ${count(p.limit)} ${spec.what}, the most one ${p.of} may have (A-LIMITS)`;
         return this.#reached(`${spec.what} per ${p.of}`, p.limit, who, retryAt, now);
       }
     }
@@ -202,6 +209,16 @@ export class CappedMap<V> {
 }
 
 const count = (n: number) => n.toLocaleString("en");
+
+/**
+ * Whether a request comes from this machine (a loopback address) or from the process itself: then
+ * its source is every browser and process of the machine, and names no one in particular.
+ */
+export function isLocalSource(req: Pick<MockRequest, "remoteAddress">): boolean {
+  const address = req.remoteAddress?.split("%")[0]?.toLowerCase();
+  if (!address) return true;
+  return /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) || /^(0+:){7}0*1$|^::(0+:)*0*1$/.test(address);
+}
 
 /**
  * The source a request comes from, as the caps and the login throttle count it: the client's

@@ -21,9 +21,15 @@ import {
 } from "../../testing.ts";
 import { MovableClock } from "../clock.ts";
 import {
+  LOGIN_DECAY_SECONDS,
+  LOGIN_LOCK_AFTER_PER_BROWSER,
+  LOGIN_LOCK_AFTER_PER_SOURCE,
+  LOGIN_LOCK_AFTER_PER_USER,
   LOGIN_LOCK_SECONDS,
   MAX_ACCESS_TOKENS_PER_CLIENT,
   MAX_CODES_PER_CLIENT,
+  MAX_LOGIN_THROTTLE_ENTRIES,
+  MAX_PENDING_AUTHORIZATIONS_PER_BROWSER,
   MAX_PENDING_AUTHORIZATIONS_PER_CLIENT,
   MAX_PENDING_AUTHORIZATIONS_PER_SOURCE,
   MAX_REFRESH_TOKENS_PER_CLIENT,
@@ -321,16 +327,107 @@ describe("login throttling (A-LIMITS)", () => {
     expect(logIn(mock, fresh, "demo", "guess").meta?.delayMs).toBeUndefined();
   });
 
-  it("wrong passwords for many user names from one source lock that source, not others", () => {
+  it("wrong passwords for many user names from one address off this machine lock that address, not others", () => {
     const mock = stillMock();
-    const login = startLogin(mock, DEMO_APP, "198.51.100.9");
-    const answers = Array.from({ length: 30 }, (_, i) => logIn(mock, login, `user${i}`, "guess"));
-    expect(answers.slice(0, 29).every((a) => a.status === 200)).toBe(true);
-    expect(answers[29]!.status).toBe(429);
-    expect(answers[29]!.text).toContain("Too many wrong passwords for this address");
-    expect(logIn(mock, login, "demo", "demo").status).toBe(429);
+    // A new browser every few tries: the address is what they share.
+    const answers = Array.from({ length: LOGIN_LOCK_AFTER_PER_SOURCE }, (_, i) =>
+      logIn(mock, startLogin(mock, DEMO_APP, "198.51.100.9"), `user${i}`, "guess"),
+    );
+    expect(answers.slice(0, -1).every((a) => a.status === 200)).toBe(true);
+    expect(answers.at(-1)!.status).toBe(429);
+    expect(answers.at(-1)!.text).toContain("Too many wrong passwords for this address");
+    expect(logIn(mock, startLogin(mock, DEMO_APP, "198.51.100.9"), "demo", "demo").status).toBe(429);
     const elsewhere = startLogin(mock, DEMO_APP, "192.0.2.50");
     expect(logIn(mock, elsewhere, "demo", "demo").status).toBe(303);
+  });
+
+  it("an address's count drops with time: after its lock one typo is no new lock, and a steady trickle never locks", () => {
+    const mock = stillMock();
+    const source = "198.51.100.9";
+    for (let i = 0; i < LOGIN_LOCK_AFTER_PER_SOURCE; i++) logIn(mock, startLogin(mock, DEMO_APP, source), `u${i}`, "x");
+    advance(mock, LOGIN_LOCK_SECONDS);
+    // Before: the count never dropped, so this typo locked every login from the address for 120 s.
+    const typo = logIn(mock, startLogin(mock, DEMO_APP, source), "someone", "typo");
+    expect(typo.status, typo.headers["retry-after"]).toBe(200);
+    // A wrong password every LOGIN_DECAY_SECONDS, for an hour: slowed at most, never locked.
+    for (let i = 0; i < 3600 / LOGIN_DECAY_SECONDS; i++) {
+      advance(mock, LOGIN_DECAY_SECONDS);
+      expect(logIn(mock, startLogin(mock, DEMO_APP, source), `t${i}`, "typo").status, `try ${i}`).toBe(200);
+    }
+    expect(finishLogin(mock, startLogin(mock, DEMO_APP, source)).status).toBe(303);
+  });
+
+  it("from loopback, wrong passwords for many user names lock that browser only: other browsers there log in", () => {
+    const mock = stillMock();
+    const attacker = startLogin(mock, DEMO_APP, "127.0.0.1");
+    const answers = Array.from({ length: LOGIN_LOCK_AFTER_PER_BROWSER }, (_, i) =>
+      logIn(mock, attacker, `random${i}`, "guess"),
+    );
+    expect(answers.slice(0, -1).every((a) => a.status === 200)).toBe(true);
+    const locked = answers.at(-1)!;
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain("Too many wrong passwords for this browser; try again in 60 s.");
+    expectContract(mock, "/OAuth/Login", "post", locked);
+    expect(logIn(mock, attacker, "demo", "demo").status).toBe(429);
+    // Before: every login from the address was locked for a minute, the next typo for two, ...
+    for (const address of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
+      const developer = startLogin(mock, DEMO_APP, address);
+      expect(logIn(mock, developer, "demo", "typo").status, address).toBe(200);
+      expect(finishLogin(mock, developer).status, address).toBe(303);
+    }
+  });
+
+  it("a flood of new user names from loopback fills no shared count that locks the others", () => {
+    const mock = stillMock();
+    // More user names than the throttle tracks, each once, a new browser before each one's lock.
+    let login = startLogin(mock, DEMO_APP, "127.0.0.1");
+    for (let i = 0; i < MAX_LOGIN_THROTTLE_ENTRIES + 50; i++) {
+      if (i % (LOGIN_LOCK_AFTER_PER_BROWSER - 1) === 0) login = startLogin(mock, DEMO_APP, "127.0.0.1");
+      expect(logIn(mock, login, `flood${i}`, "guess").status).toBe(200);
+    }
+    // Before: past the table's size new user names shared one count, which ten more tries locked.
+    for (let i = 0; i < LOGIN_LOCK_AFTER_PER_USER; i++) logIn(mock, startLogin(mock), `late${i}`, "guess");
+    const developer = startLogin(mock, DEMO_APP, "127.0.0.1");
+    expect(finishLogin(mock, developer).status).toBe(303);
+  });
+});
+
+describe("requests waiting for login, per browser (A-LIMITS)", () => {
+  it("999 requests a same-site page sends with a browser's cookie lock no one out: the browser keeps its newest", () => {
+    const mock = stillMock();
+    const source = "127.0.0.1";
+    const victim = startLogin(mock, DEMO_APP, source);
+    // An <img> on any page of the site follows the redirect with the cookie: each screen is shown.
+    for (let i = 0; i < 999; i++) {
+      const sent = authorize(mock, DEMO_APP, source, { cookie: victim.cookie });
+      expect(sent.status, `request ${i}`).toBe(302);
+      expect(call(mock, "GET", sent.headers.location!, { headers: { cookie: victim.cookie } }).status).toBe(200);
+    }
+    expect(mock.counts().pendingAuthorizations).toBe(MAX_PENDING_AUTHORIZATIONS_PER_BROWSER);
+    // Before: the address's cap held 1,000 logins under way, and new logins waited 10 minutes.
+    const other = startLogin(mock, DEMO_APP, source);
+    expect(new URL(finishLogin(mock, other).headers.location!).searchParams.get("code")).toBeTruthy();
+    const again = startLogin(mock, DEMO_APP, source);
+    expect(again.cookie).not.toBe(victim.cookie);
+    expect(new URL(finishLogin(mock, again).headers.location!).searchParams.get("code")).toBeTruthy();
+    // The flooded browser itself starts a new login, displacing its own oldest.
+    const sameBrowser = authorize(mock, DEMO_APP, source, { cookie: victim.cookie });
+    expect(sameBrowser.status).toBe(302);
+  });
+
+  it("a browser's flood displaces its own requests not logged in yet, never one waiting for permission", () => {
+    const mock = stillMock();
+    const login = startLogin(mock);
+    const loggedIn = logIn(mock, login, "demo", "demo");
+    expect(loggedIn.status).toBe(303);
+    const cookie = cookieOf(loggedIn)!;
+    const theirs = startLogin(mock, SECOND_APP);
+    for (let i = 0; i < 3 * MAX_PENDING_AUTHORIZATIONS_PER_BROWSER; i++) {
+      expect(authorize(mock, DEMO_APP, undefined, { cookie }).status).toBe(302);
+    }
+    expect(mock.counts().pendingAuthorizations).toBe(MAX_PENDING_AUTHORIZATIONS_PER_BROWSER + 1);
+    expect(new URL(allow(mock, login, cookie).headers.location!).searchParams.get("code")).toBeTruthy();
+    expect(new URL(finishLogin(mock, theirs).headers.location!).searchParams.get("code")).toBeTruthy();
   });
 });
 
