@@ -146,6 +146,11 @@ describe("a contract with Supplier copied from Customer, and no code of its own"
       );
       expect(checked.sort()).toEqual(
         [
+          "A-INVALID-BODIES: passed",
+          "A-INVALID-BODIES: passed",
+          "A-INVALID-BODIES: passed",
+          "A-INVALID-BODIES: passed",
+          "CUST-DEFAULTS: passed",
           "ERR-2-ID: passed",
           "ERR-3-REQUIRED: passed",
           "ERR-4-DATABASE: passed",
