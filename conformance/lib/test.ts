@@ -1,20 +1,24 @@
 // The suite's test function and the fixtures every check can use: the target,
 // the contract, an API client, the target's clock and the configured user's
 // session; `covers` tags a check with the requirements it checks.
-import { type APIRequestContext, type BrowserContext, test as base, request } from "@playwright/test";
+import { type BrowserContext, test as base } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, type Target } from "./config.ts";
 import { infoListUrl } from "./customers.ts";
 import { asMonthDayYear } from "./dates.ts";
 import { DATE_FIELDS, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import {
-  configureSending,
+  type Api,
+  apiFor,
   countsText,
+  declareDown,
+  probe as probeTarget,
   REQUESTS_ANNOTATION,
   type Reply,
   send,
   skipOtherSuccess,
   takeCounts,
+  targetDown,
 } from "./http.ts";
 import { described, describedFields } from "./names.ts";
 import {
@@ -24,11 +28,13 @@ import {
   READ_ONLY,
   requirements,
   requirementTag,
+  TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
 } from "./requirements.ts";
 import { suiteContract } from "./resources.ts";
 import { codeOf, throughScreens } from "./screens.ts";
+import { knowSettings } from "./secrets.ts";
 import { clientParams, codeFlowToken, tokenRequest, userTokens } from "./tokens.ts";
 
 /** Whether every check records a trace in a context of its own (slower; for looking into failures). */
@@ -70,7 +76,7 @@ interface WorkerFixtures {
   expectedFailures: string[];
   target: Target;
   contract: Contract;
-  api: APIRequestContext;
+  api: Api;
   clock: TargetClock;
   session: Session;
   findings: FindingsFixture;
@@ -130,20 +136,20 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
           for (const page of sharedContext.pages()) await page.close();
         },
       }),
-  // Before every check: a target that stopped answering fails the check at once, saying so,
-  // instead of each check waiting out its own timeouts. A check expected to fail is marked so.
+  // Before every check: a target that stopped answering fails the first check at once, saying
+  // so, and every check after it in the run is not run, instead of each waiting out its own
+  // timeouts. A check expected to fail is marked so.
   targetAnswers: [
-    async ({ target, expectedFailures }, use, testInfo) => {
+    async ({ target, api, expectedFailures }, use, testInfo) => {
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
-      configureSending({ readOnly: target.readOnly, retries: target.retries });
       takeCounts();
       testInfo.skip(target.readOnly && testInfo.tags.includes(WRITES_TAG), READ_ONLY);
-      try {
-        await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
-      } catch (err) {
-        throw new Error(
-          `the target at ${target.baseUrl} does not answer (${String((err as Error).cause ?? (err as Error).message)}); is it running?`,
-        );
+      const gone = targetDown(target.baseUrl);
+      testInfo.skip(gone !== undefined, `${TARGET_DOWN} (${gone})`);
+      const why = await probeTarget(api);
+      if (why) {
+        declareDown(target.baseUrl, `${target.baseUrl} did not answer (${why})`);
+        throw new Error(`the target at ${target.baseUrl} does not answer (${why}); is it running?`);
       }
       await use();
       // The matrix reporter sums these into the run's request counts (shards included).
@@ -154,7 +160,11 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     { auto: true },
   ],
   target: [
-    async ({ targetSettings }, use) => use(loadTarget({ ...process.env, ...targetSettings })),
+    async ({ targetSettings }, use) => {
+      const target = loadTarget({ ...process.env, ...targetSettings });
+      knowSettings(target.settings);
+      await use(target);
+    },
     { scope: "worker" },
   ],
   contract: [
@@ -164,14 +174,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     },
     { scope: "worker" },
   ],
-  api: [
-    async ({}, use) => {
-      const ctx = await request.newContext({ ignoreHTTPSErrors: false });
-      await use(ctx);
-      await ctx.dispose();
-    },
-    { scope: "worker" },
-  ],
+  api: [async ({ target }, use) => use(apiFor(target)), { scope: "worker" }],
   clock: [
     async ({ api, target }, use) => {
       const url = `${target.baseUrl}/__mock/clock`;

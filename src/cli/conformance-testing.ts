@@ -19,7 +19,7 @@ export interface Harness {
   /** The working directory of the runs (their reports). */
   readonly dir: string;
   /** `bawa conformance <args>` with `env` (default: the settings); its exit code and output. */
-  bawa(args: string[], env?: Record<string, string>): Promise<{ code: number; out: string }>;
+  bawa(args: string[], env?: Record<string, string>): Promise<BawaRun>;
 }
 
 /** Starts the mock before the file's tests and stops it after them. */
@@ -48,18 +48,36 @@ export function conformanceHarness(): Harness {
       return dir;
     },
     bawa(args, env = settings) {
-      return new Promise((done) => {
-        const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
-          cwd: dir,
-          env: { ...process.env, ...env, CI: "1" },
-        });
-        let out = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (out += d));
-        child.on("exit", (code) => done({ code: code ?? 1, out }));
-      });
+      return runBawa(args, { cwd: dir, env });
     },
   };
+}
+
+export interface BawaRun {
+  code: number;
+  /** Standard output and standard error, as a terminal shows them. */
+  out: string;
+}
+
+/**
+ * `bawa conformance <args>` (the compiled command line) in `cwd`, with `env` over this process's
+ * environment; `started` is called with the process once it runs (to signal it).
+ */
+export function runBawa(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; started?: (child: ChildProcess) => void },
+): Promise<BawaRun> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env, CI: "1" },
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => done({ code: code ?? 1, out }));
+    opts.started?.(child);
+  });
 }
 
 /** The verdict of each requirement in a summary.json. */
