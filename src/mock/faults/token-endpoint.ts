@@ -1,6 +1,19 @@
 // Faults of POST /OAuth/Token: its answers, its checks and the lifetimes it hands out.
+import type { MockRequest } from "../core/http.ts";
+import { html } from "../core/oauth/pages.ts";
 import type { Switch } from "../core/scenarios.ts";
 import { fault, mapValue } from "./transforms.ts";
+
+/** The request shown back, as a debugging error handler shows it: the credentials it carried included. */
+const echo = (req: MockRequest) =>
+  `<!doctype html><p>Redirecting to <a href="/error">/error</a></p><pre>${html(
+    [
+      `${req.method} ${req.url}`,
+      ...["authorization", "cookie"].flatMap((h) => (req.headers[h] ? [`${h}: ${req.headers[h]}`] : [])),
+      "",
+      req.body?.toString("utf8") ?? "",
+    ].join("\n"),
+  )}</pre>`;
 
 export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
   // ── token responses ──
@@ -76,6 +89,23 @@ export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
     says: /Expected: "invalid_request"[\s\S]*Received: "bad_request"/,
     what: "token errors use codes RFC 6749 5.2 does not have",
     transforms: [{ codes: ["token.error"], apply: mapValue((e) => ({ ...e, error: "bad_request" })) }],
+  }),
+  fault({
+    name: "token-errors-echo",
+    breaks: ["OAUTH-TOKEN-ERRORS"],
+    says: /Expected: >= 400[\s\S]*Received:\s+302/,
+    what: "token errors redirect to an error page, with a body that shows the request back, client secret and code included",
+    transforms: [
+      {
+        codes: ["token.error"],
+        apply: (res, t) => ({
+          ...res,
+          status: 302,
+          headers: { ...res.headers, location: "/error", "content-type": "text/html; charset=utf-8" },
+          body: echo(t.req),
+        }),
+      },
+    ],
   }),
   fault({
     name: "tokens-never-expire",
