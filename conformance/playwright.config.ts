@@ -105,8 +105,8 @@ export default defineConfig<object, { targetSettings: Record<string, string>; ex
   use: {
     launchOptions: chromiumLaunchOptions(),
     actionTimeout: 15_000,
-    // A target given more time per request (CONFORMANCE_REQUEST_TIMEOUT) gets it for its pages too.
-    navigationTimeout: Math.max(20_000, Number(readSettings().REQUEST_TIMEOUT ?? 0) * 1000),
+    // A page of the screens is a request too: CONFORMANCE_REQUEST_TIMEOUT bounds it (loadTarget checks the value).
+    navigationTimeout: (Number(readSettings().REQUEST_TIMEOUT) || 15) * 1000,
     trace: process.env.CONFORMANCE_TRACE === "1" ? "retain-on-failure" : "off",
   },
 });

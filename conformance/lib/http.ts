@@ -86,21 +86,40 @@ const USER_AGENT = `bawa-conformance (Node.js ${process.version})`;
 
 // ── a target that stopped answering ──
 
-/** Requests in a row that got no answer, by target: this many, and the target is taken for gone. */
+/** Requests in a row that got no answer, by target, in any worker: this many, and the target is taken for gone. */
 const NO_ANSWER_LIMIT = 3;
 const unanswered = new Map<string, number>();
 const down = new Map<string, string>();
 
-/** The file in the run's folder that tells every worker of the run that a target stopped answering. */
-function downFile(baseUrl: string): string | undefined {
+/**
+ * A file of the run's folder about a target, which every worker of the run reads (a worker that
+ * ends after a failed check is replaced by a new process): whether it stopped answering, and how
+ * many requests in a row got no answer.
+ */
+function runFile(kind: "down" | "unanswered", baseUrl: string): string | undefined {
   const dir = process.env[RUN_DIR_VARIABLE];
-  return dir ? join(dir, `down-${createHash("sha1").update(baseUrl).digest("hex").slice(0, 12)}`) : undefined;
+  return dir ? join(dir, `${kind}-${createHash("sha1").update(baseUrl).digest("hex").slice(0, 12)}`) : undefined;
+}
+
+/** Requests in a row that got no answer from the target, in this run; `change` adds one or starts again at 0. */
+function inARow(baseUrl: string, change: "add" | "reset"): number {
+  const file = runFile("unanswered", baseUrl);
+  let count = unanswered.get(baseUrl) ?? 0;
+  try {
+    if (file) count = Number(readFileSync(file, "utf8")) || 0;
+  } catch {
+    // None yet.
+  }
+  const next = change === "add" ? count + 1 : 0;
+  unanswered.set(baseUrl, next);
+  if (file && next !== count) writeFileSync(file, String(next), { mode: 0o600 });
+  return next;
 }
 
 /** Why the target at `baseUrl` is known to have stopped answering in this run; undefined while it answers. */
 export function targetDown(baseUrl: string): string | undefined {
   if (!down.has(baseUrl)) {
-    const file = downFile(baseUrl);
+    const file = runFile("down", baseUrl);
     try {
       if (file) down.set(baseUrl, readFileSync(file, "utf8"));
     } catch {
@@ -114,7 +133,7 @@ export function targetDown(baseUrl: string): string | undefined {
 export function declareDown(baseUrl: string, why: string): void {
   if (down.has(baseUrl)) return;
   down.set(baseUrl, why);
-  const file = downFile(baseUrl);
+  const file = runFile("down", baseUrl);
   try {
     if (file) writeFileSync(file, why, { flag: "wx", mode: 0o600 });
   } catch {
@@ -134,12 +153,14 @@ export async function probe(api: Pick<Api, "baseUrl" | "timeoutMs">): Promise<st
   }
 }
 
-/** A request got no answer: after NO_ANSWER_LIMIT in a row, or when the target's address does not answer either, it is gone. */
-async function noAnswer(api: Api, why: string): Promise<void> {
-  const inARow = (unanswered.get(api.baseUrl) ?? 0) + 1;
-  unanswered.set(api.baseUrl, inARow);
-  if (inARow >= NO_ANSWER_LIMIT) {
-    declareDown(api.baseUrl, `${inARow} requests in a row got no answer; the last: ${why}`);
+/**
+ * A request (or a page of the screens) got no answer: after NO_ANSWER_LIMIT in a row, or when the
+ * target's address does not answer either, the target is taken for gone.
+ */
+export async function noAnswer(api: Api, why: string): Promise<void> {
+  const count = inARow(api.baseUrl, "add");
+  if (count >= NO_ANSWER_LIMIT) {
+    declareDown(api.baseUrl, `${count} requests in a row got no answer; the last: ${why}`);
     return;
   }
   const probed = await probe(api);
@@ -256,7 +277,7 @@ export async function send(api: Api, method: string, url: string, opts: SendOpti
     await new Promise((r) => setTimeout(r, wait * 1000));
     res = await answer();
   }
-  unanswered.set(api.baseUrl, 0);
+  inARow(api.baseUrl, "reset");
   const text = res.body.toString("utf8");
   learnFromAnswer({ headers: res.headers, text });
   return {

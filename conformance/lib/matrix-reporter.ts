@@ -333,7 +333,12 @@ function summarize(
     ...new Set(
       rows
         .filter((r) => r.verdict === "not verified")
-        .flatMap((r) => r.checks.flatMap((c) => c.reason?.match(/CONFORMANCE_[A-Z_]+/g) ?? [])),
+        // A check not run because the target stopped answering names no missing setting.
+        .flatMap((r) =>
+          r.checks.flatMap(
+            (c) => (c.reason?.startsWith(TARGET_DOWN) ? [] : c.reason?.match(/CONFORMANCE_[A-Z_]+/g)) ?? [],
+          ),
+        ),
     ),
   ].sort();
   const strict = process.env.CONFORMANCE_STRICT === "1";
@@ -499,13 +504,29 @@ const cell = (s: string) =>
     .replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)
     .replace(/[\\`*_[\]|~#!()]/g, "\\$&")
     .replace(/\s*\n\s*/g, " ");
+
+/**
+ * Text a target sent (a failure quoting its answer), in a cell of a Markdown table: a code span,
+ * where nothing is markup, not even an address a renderer would make a link of.
+ */
+const literal = (s: string) => {
+  // A pipe stays in its cell when an odd number of backslashes stands before it (GFM tables).
+  const flat = s
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/(\\*)\|/g, (_m, slashes: string) => `${slashes}${slashes.length % 2 ? "" : "\\"}|`);
+  if (flat.trim() === "") return "";
+  const fence = "`".repeat(Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = flat.startsWith("`") || flat.endsWith("`") ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+};
 const anchor = (row: string) => `row-${row.replace(/[^A-Za-z0-9-]+/g, "-")}`;
 
-function markdown(s: Summary): string {
+export function markdown(s: Summary): string {
   const rows = s.requirements.map((r) => {
     const checks =
-      r.checks.map((c) => cell(`${c.file}: ${c.title} (${c.status}${c.reason ? `: ${c.reason}` : ""})`)).join("<br>") ||
-      "—";
+      r.checks
+        .map((c) => `${cell(`${c.file}: ${c.title}`)} (${c.status}${c.reason ? `: ${literal(c.reason)}` : ""})`)
+        .join("<br>") || "—";
     return `| ${ICON[r.verdict]} ${r.verdict} | ${cell(r.row)} | ${r.kind} | ${cell(r.text)} (${cell(r.section)}) | ${checks} |`;
   });
   return [
@@ -513,7 +534,7 @@ function markdown(s: Summary): string {
     "",
     `**${cell(headline(s))}**`,
     "",
-    `Target: ${cell(s.target)} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt}${s.strict ? " · strict" : ""}`,
+    `Target: ${literal(s.target)} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt}${s.strict ? " · strict" : ""}`,
     "",
     ...(s.failures.length
       ? [
@@ -521,7 +542,7 @@ function markdown(s: Summary): string {
           "",
           "| requirement | check | error |",
           "|---|---|---|",
-          ...s.failures.map((f) => `| ${cell(f.row)} | ${cell(f.check)} | ${cell(f.error.slice(0, 300))} |`),
+          ...s.failures.map((f) => `| ${cell(f.row)} | ${cell(f.check)} | ${literal(f.error.slice(0, 300))} |`),
           "",
         ]
       : []),
@@ -559,7 +580,7 @@ const report = (testId: string | undefined) =>
  * Playwright's report; then every row, the result column first, in a table that fits a 1280 px
  * window (fixed layout, long texts wrap).
  */
-function html(s: Summary): string {
+export function html(s: Summary): string {
   const rows = s.requirements
     .map((r) => {
       const checks =

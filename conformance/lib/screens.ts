@@ -5,6 +5,7 @@
 // answered by the suite, and a redirect is caught as soon as it is requested.
 import { type Locator, type Page, type Request, type Response, test } from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
+import { apiFor, noAnswer } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
 
@@ -92,7 +93,11 @@ export async function walkScreens(
     (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>caught by the conformance suite</p>" }),
   );
   try {
-    await page.goto(authorizeUrl(t, params)).catch(() => undefined);
+    await page.goto(authorizeUrl(t, params)).catch(async (err: Error) => {
+      // A page that never came counts as a request without an answer (a target that stopped answering).
+      if (err.name === "TimeoutError")
+        await noAnswer(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
+    });
     const login = page.locator(t.selectors.username);
     const decide = page.locator(opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
     while (!landing && Date.now() - lastNavigation < IDLE_MS) {

@@ -3,6 +3,7 @@
 // the tests of the command.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type IncomingMessage, request, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -78,6 +79,16 @@ export function runBawa(
     child.on("close", (code) => done({ code: code ?? 1, out }));
     opts.started?.(child);
   });
+}
+
+/** A gateway's part: the request passed on to `target`, its answer back as it came. */
+export function passOn(req: IncomingMessage, res: ServerResponse, target: string): void {
+  const upstream = request(new URL(req.url ?? "/", target), { method: req.method, headers: req.headers }, (up) => {
+    res.writeHead(up.statusCode ?? 502, up.headers);
+    up.pipe(res);
+  });
+  upstream.on("error", () => res.destroy());
+  req.pipe(upstream);
 }
 
 /** The verdict of each requirement in a summary.json. */

@@ -379,6 +379,10 @@ async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
     const res = await fetch(baseUrl, { method: "GET", signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
     await res.body?.cancel();
   } catch (err) {
-    throw new Error(`cannot reach the target at ${baseUrl}: ${String((err as Error).cause ?? (err as Error).message)}`);
+    const why =
+      (err as Error).name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s (CONFORMANCE_REQUEST_TIMEOUT)`
+        : String((err as Error).cause ?? (err as Error).message);
+    throw new Error(`cannot reach the target at ${baseUrl}: ${why}`);
   }
 }
