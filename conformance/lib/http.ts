@@ -142,7 +142,7 @@ export function declareDown(baseUrl: string, why: string): void {
 }
 
 /** Undefined when the target's base address answers within the probe's time (at most 5 s), else why not. */
-export async function probe(api: Pick<Api, "baseUrl" | "timeoutMs">): Promise<string | undefined> {
+export async function probeTarget(api: Pick<Api, "baseUrl" | "timeoutMs">): Promise<string | undefined> {
   const limit = Math.min(api.timeoutMs, 5_000);
   try {
     const res = await fetch(api.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(limit) });
@@ -163,7 +163,7 @@ export async function noAnswer(api: Api, why: string): Promise<void> {
     declareDown(api.baseUrl, `${count} requests in a row got no answer; the last: ${why}`);
     return;
   }
-  const probed = await probe(api);
+  const probed = await probeTarget(api);
   if (probed)
     declareDown(api.baseUrl, `a request got no answer (${why}), and ${api.baseUrl} did not answer either (${probed})`);
 }

@@ -164,6 +164,15 @@ function learnCredentials(value: string): void {
   if (scheme?.toLowerCase() === "basic") {
     const decoded = Buffer.from(credentials, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon >= 0) learn(decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")));
+    if (colon >= 0) learn(formDecoded(decoded.slice(colon + 1)));
+  }
+}
+
+/** A form-urlencoded value decoded (RFC 6749 2.3.1's Basic credentials), or as it is when it is not one. */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    return value;
   }
 }

@@ -12,7 +12,7 @@ import {
   apiFor,
   countsText,
   declareDown,
-  probe as probeTarget,
+  probeTarget,
   REQUESTS_ANNOTATION,
   type Reply,
   send,
