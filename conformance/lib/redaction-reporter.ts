@@ -5,7 +5,7 @@
 // HTML report, JUnit, the JSON results, a shard's blob and the matrix.
 // At the very end (onExit, after every reporter wrote its files) it goes
 // over every file under the reports folder, traces and blobs unpacked, as a
-// last net, then deletes the run's private folder (decision 0020).
+// last net, then deletes the run's private folder (decision 0022).
 import { rmSync } from "node:fs";
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from "@playwright/test/reporter";
 import { readSettings } from "./config.ts";

@@ -4,7 +4,7 @@
 // they learn to a file of the run's own folder (BAWA_CONFORMANCE_RUN_DIR:
 // outside the reports, readable by the run's user alone, deleted at the end),
 // so the runner's reporters and the command line can take it out of what they
-// write and print (decision 0020).
+// write and print (decision 0022).
 import { appendFileSync, closeSync, fstatSync, mkdtempSync, openSync, readSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -202,7 +202,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         );
       if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
       // What the workers learn (tokens, codes, cookies) and what ends the run early, in a folder
-      // of this run's alone: never in the reports (decision 0020).
+      // of this run's alone: never in the reports (decision 0022).
       runDir = mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
       env[RUN_DIR_VARIABLE] = runDir;
       const secrets = new RunSecrets(runDir);

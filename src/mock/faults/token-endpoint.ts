@@ -5,10 +5,10 @@ import type { Switch } from "../core/scenarios.ts";
 import { fault, mapValue } from "./transforms.ts";
 
 /** The request shown back, as a debugging error handler shows it: the credentials it carried included. */
-const echo = (req: MockRequest) =>
+const echo = (req: MockRequest, route = "") =>
   `<!doctype html><p>Redirecting to <a href="/error">/error</a></p><pre>${html(
     [
-      `${req.method} ${req.url}`,
+      `${req.method} ${route}`,
       ...["authorization", "cookie"].flatMap((h) => (req.headers[h] ? [`${h}: ${req.headers[h]}`] : [])),
       "",
       req.body?.toString("utf8") ?? "",
@@ -102,7 +102,7 @@ export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
           ...res,
           status: 302,
           headers: { ...res.headers, location: "/error", "content-type": "text/html; charset=utf-8" },
-          body: echo(t.req),
+          body: echo(t.req, res.meta?.route),
         }),
       },
     ],
