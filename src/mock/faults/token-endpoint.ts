@@ -6,7 +6,7 @@ import { fault, mapValue } from "./transforms.ts";
 
 /** The request shown back, as a debugging error handler shows it: the credentials it carried included. */
 const echo = (req: MockRequest, route = "") =>
-  `<!doctype html><p>Redirecting to <a href="/error">/error</a></p><pre>${html(
+  `<!doctype html><title>Error</title><pre>${html(
     [
       `${req.method} ${route}`,
       ...["authorization", "cookie"].flatMap((h) => (req.headers[h] ? [`${h}: ${req.headers[h]}`] : [])),
@@ -93,15 +93,14 @@ export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
   fault({
     name: "token-errors-echo",
     breaks: ["OAUTH-TOKEN-ERRORS"],
-    says: /Expected: >= 400[\s\S]*Received:\s+302/,
-    what: "token errors redirect to an error page, with a body that shows the request back, client secret and code included",
+    says: /Received string:\s+"text\/html/,
+    what: "token errors are an HTML page that shows the request back, client secret and code included (a debugging error handler left on)",
     transforms: [
       {
         codes: ["token.error"],
         apply: (res, t) => ({
           ...res,
-          status: 302,
-          headers: { ...res.headers, location: "/error", "content-type": "text/html; charset=utf-8" },
+          headers: { ...res.headers, "content-type": "text/html; charset=utf-8" },
           body: echo(t.req, res.meta?.route),
         }),
       },
