@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import { parse } from "yaml";
 import { chromiumLaunchOptions } from "../src/browser.ts";
-import { KINDS, type Kind, readSettings } from "./lib/config.ts";
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, KINDS, type Kind, readSettings } from "./lib/config.ts";
 import { matrixReporter, redactionReporter, reporters } from "./lib/reporters.ts";
 import { kindTag } from "./lib/requirements.ts";
 import { ensureRunDir } from "./lib/secrets.ts";
@@ -106,7 +106,7 @@ export default defineConfig<object, { targetSettings: Record<string, string>; ex
     launchOptions: chromiumLaunchOptions(),
     actionTimeout: 15_000,
     // A page of the screens is a request too: CONFORMANCE_REQUEST_TIMEOUT bounds it (loadTarget checks the value).
-    navigationTimeout: (Number(readSettings().REQUEST_TIMEOUT) || 15) * 1000,
+    navigationTimeout: (Number(readSettings().REQUEST_TIMEOUT) || DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
     trace: process.env.CONFORMANCE_TRACE === "1" ? "retain-on-failure" : "off",
   },
 });

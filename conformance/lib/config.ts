@@ -61,6 +61,8 @@ export interface RetryPolicy {
   maxWaitSeconds: number;
 }
 
+/** How long one request may take by default, in seconds (CONFORMANCE_REQUEST_TIMEOUT). */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
 /** The largest answer the suite reads by default: far above any list a test environment gives. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
@@ -123,7 +125,7 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ],
   [
     "CONFORMANCE_REQUEST_TIMEOUT",
-    "seconds one request may take, its answer read whole, before its check fails (default 15); a target that stopped answering is not waited for again",
+    `seconds one request may take, its answer read whole, before its check fails (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS}); a target that stopped answering is not waited for again`,
   ],
   [
     "CONFORMANCE_MAX_ANSWER_BYTES",
@@ -280,7 +282,8 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
       times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
       maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
     },
-    requestTimeoutMs: count("CONFORMANCE_REQUEST_TIMEOUT", s.REQUEST_TIMEOUT, 15, 3600, 1) * 1000,
+    requestTimeoutMs:
+      count("CONFORMANCE_REQUEST_TIMEOUT", s.REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_SECONDS, 3600, 1) * 1000,
     maxAnswerBytes: count("CONFORMANCE_MAX_ANSWER_BYTES", s.MAX_ANSWER_BYTES, DEFAULT_MAX_ANSWER_BYTES, 2 ** 31, 1024),
     settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [`CONFORMANCE_${k}`, v])),
   };

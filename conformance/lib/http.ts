@@ -87,7 +87,7 @@ const USER_AGENT = `bawa-conformance (Node.js ${process.version})`;
 // ── a target that stopped answering ──
 
 /** Requests in a row that got no answer, by target, in any worker: this many, and the target is taken for gone. */
-const NO_ANSWER_LIMIT = 3;
+export const NO_ANSWER_LIMIT = 3;
 const unanswered = new Map<string, number>();
 const down = new Map<string, string>();
 

@@ -7,7 +7,9 @@
 export const MARK = "[redacted]";
 
 /** Values shorter than this are too common to replace wherever they stand (a password "demo"). */
-const ANYWHERE_LENGTH = 16;
+export const ANYWHERE_LENGTH = 16;
+/** A secret shorter than this is no value to look for (an empty setting, a one-letter placeholder). */
+export const MIN_SECRET_LENGTH = 4;
 /** A cut-off head of a long value this long or longer is replaced too (a message that quoted 200 characters). */
 const HEAD_LENGTH = 12;
 
@@ -50,7 +52,7 @@ export class Redactor {
    * Adds a secret; one shorter than `minLength` is left to the field patterns alone (an empty
    * setting, a one-letter placeholder). Returns whether it was new.
    */
-  add(value: string | undefined, minLength = 4): boolean {
+  add(value: string | undefined, minLength = MIN_SECRET_LENGTH): boolean {
     if (!value || value.length < minLength || value === MARK || this.#values.has(value)) return false;
     for (const s of [value, ...spellings(value)]) {
       if (this.#values.has(s) || s.length < 2) continue;

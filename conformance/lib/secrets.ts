@@ -26,7 +26,7 @@ export const SECRET_SETTINGS = [
 ] as const;
 
 /** Learned values shorter than this are not taken: a placeholder ("broken", "x") is no issued secret. */
-const LEARNED_MIN_LENGTH = 8;
+export const LEARNED_MIN_LENGTH = 8;
 
 /** The values of the secret settings among `settings` (keys with or without the CONFORMANCE_ prefix). */
 export function settingSecrets(settings: Readonly<Record<string, string | undefined>>): string[] {
