@@ -13,13 +13,17 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import { parse } from "yaml";
 import { chromiumLaunchOptions } from "../src/browser.ts";
-import { KINDS, type Kind } from "./lib/config.ts";
-import { matrixReporter, reporters } from "./lib/reporters.ts";
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS, KINDS, type Kind, readSettings } from "./lib/config.ts";
+import { matrixReporter, redactionReporter, reporters } from "./lib/reporters.ts";
 import { kindTag } from "./lib/requirements.ts";
+import { ensureRunDir } from "./lib/secrets.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // `bawa conformance --output` and the fault matrix choose the folder; by default the current directory's.
 const reports = resolve(process.env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance");
+// The run's private folder (secrets.ts): made here, in the runner, when `bawa conformance` did not
+// make it; the workers start with the runner's environment, so they write to the same one.
+ensureRunDir();
 
 /** One target of a run: settings over the environment, and which requirements to check there. */
 export interface RunTarget {
@@ -93,12 +97,16 @@ export default defineConfig<object, { targetSettings: Record<string, string>; ex
   // CONFORMANCE_REPORTS=matrix keeps only the matrix (the fault matrix runs many targets at once).
   reporter:
     process.env.CONFORMANCE_REPORTS === "matrix"
-      ? [[matrixReporter, { outputDir: reports, quiet: true }]]
+      ? [
+          [redactionReporter, { outputDir: reports }],
+          [matrixReporter, { outputDir: reports, quiet: true }],
+        ]
       : reporters(reports, process.env.CONFORMANCE_SHARD),
   use: {
     launchOptions: chromiumLaunchOptions(),
     actionTimeout: 15_000,
-    navigationTimeout: 20_000,
+    // A page of the screens is a request too: CONFORMANCE_REQUEST_TIMEOUT bounds it (loadTarget checks the value).
+    navigationTimeout: (Number(readSettings().REQUEST_TIMEOUT) || DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
     trace: process.env.CONFORMANCE_TRACE === "1" ? "retain-on-failure" : "off",
   },
 });

@@ -43,6 +43,10 @@ export interface Target {
   readOnly: boolean;
   /** How answers 429 and 503 are retried. */
   retries: RetryPolicy;
+  /** How long one request may take, its answer read whole (CONFORMANCE_REQUEST_TIMEOUT). */
+  requestTimeoutMs: number;
+  /** The largest answer read; a larger one fails its check unread (CONFORMANCE_MAX_ANSWER_BYTES). */
+  maxAnswerBytes: number;
   /**
    * Every setting as read, by variable name: `client` and `second` exist only when whole, and a
    * check that needs one names only the parts that are missing.
@@ -56,6 +60,11 @@ export interface RetryPolicy {
   /** The longest wait, in seconds, a Retry-After may ask for; a longer one ends the retries. */
   maxWaitSeconds: number;
 }
+
+/** How long one request may take by default, in seconds (CONFORMANCE_REQUEST_TIMEOUT). */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
+/** The largest answer the suite reads by default: far above any list a test environment gives. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** Every variable, documented once: `bawa conformance --help` prints this list. */
 export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
@@ -113,6 +122,14 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   [
     "CONFORMANCE_RETRY_MAX_WAIT",
     "longest Retry-After in seconds the suite waits out (default 10; longer ends the retries)",
+  ],
+  [
+    "CONFORMANCE_REQUEST_TIMEOUT",
+    `seconds one request may take, its answer read whole, before its check fails (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS}); a target that stopped answering is not waited for again`,
+  ],
+  [
+    "CONFORMANCE_MAX_ANSWER_BYTES",
+    `the largest answer in bytes the suite reads (default ${DEFAULT_MAX_ANSWER_BYTES}, 64 MiB); a larger one fails its check, unread`,
   ],
   ["CONFORMANCE_REPORTS_DIR", "where the reports go (default ./reports/conformance of the current directory)"],
   ["CONFORMANCE_CONTROL_TOKEN", "the control token of a bawa mock that listens on a non-loopback address (its clock)"],
@@ -265,6 +282,9 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
       times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
       maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
     },
+    requestTimeoutMs:
+      count("CONFORMANCE_REQUEST_TIMEOUT", s.REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_SECONDS, 3600, 1) * 1000,
+    maxAnswerBytes: count("CONFORMANCE_MAX_ANSWER_BYTES", s.MAX_ANSWER_BYTES, DEFAULT_MAX_ANSWER_BYTES, 2 ** 31, 1024),
     settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [`CONFORMANCE_${k}`, v])),
   };
   if (!/^[\p{L}\p{N} ._-]{1,24}$/u.test(t.namePrefix)) {
@@ -291,10 +311,10 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
   return t;
 }
 
-function count(name: string, value: string | undefined, fallback: number, max: number): number {
+function count(name: string, value: string | undefined, fallback: number, max: number, min = 0): number {
   if (value === undefined || value === "") return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > max)
-    throw new ConfigError(`${name} must be a whole number from 0 to ${max}, not ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min)
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
   return Number(value);
 }
 

@@ -1,10 +1,10 @@
 // Customer calls shared by the checks. Only what the description says is
 // relied on: the id of a created customer is read from POST's answer when
 // it has one, else looked up in the info list by the unique name sent.
-import { type APIRequestContext, test } from "@playwright/test";
+import { test } from "@playwright/test";
 import { apiBase, type Target } from "./config.ts";
 import { uniqueName } from "./created.ts";
-import { notAddressable, notCreated, type Reply, send } from "./http.ts";
+import { type Api, notAddressable, notCreated, type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
 export { uniqueName };
@@ -79,7 +79,7 @@ export function customerBody(name: string, overrides: Record<string, unknown> = 
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
 
 export async function postCustomer(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   body: Record<string, unknown>,
@@ -89,7 +89,7 @@ export async function postCustomer(
 
 /** Creates a customer and learns its id, or fails saying why it could not. */
 export async function createCustomer(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   body: Record<string, unknown>,
@@ -116,7 +116,7 @@ export async function createCustomer(
 
 /** The customer the info list shows with this unique name, or a failure saying it shows none. */
 export async function createdByName(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   name: string,
@@ -129,7 +129,7 @@ export async function createdByName(
 }
 
 /** The info list, and the id of the customer it shows with this unique name (any spelling of CustomerId). */
-async function listed(api: APIRequestContext, t: Target, headers: Record<string, string>, name: unknown) {
+async function listed(api: Api, t: Target, headers: Record<string, string>, name: unknown) {
   const list = await send(api, "GET", infoListUrl(t), { headers });
   const items: unknown = list.status === 200 ? list.json() : [];
   const found = Array.isArray(items)
@@ -139,7 +139,7 @@ async function listed(api: APIRequestContext, t: Target, headers: Record<string,
 }
 
 export async function getCustomer(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   id: string,
@@ -149,7 +149,7 @@ export async function getCustomer(
 }
 
 export async function putCustomer(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   id: string,
@@ -158,21 +158,12 @@ export async function putCustomer(
   return send(api, "PUT", customerUrl(t, id), { headers: { ...auth, ...JSON_HEADERS }, body: JSON.stringify(body) });
 }
 
-export async function deleteCustomer(
-  api: APIRequestContext,
-  t: Target,
-  auth: Record<string, string>,
-  id: string,
-): Promise<Reply> {
+export async function deleteCustomer(api: Api, t: Target, auth: Record<string, string>, id: string): Promise<Reply> {
   return send(api, "DELETE", customerUrl(t, id), { headers: auth });
 }
 
 /** The id of the first customer the info list shows, if it shows one. */
-export async function firstCustomerId(
-  api: APIRequestContext,
-  t: Target,
-  auth: Record<string, string>,
-): Promise<string | undefined> {
+export async function firstCustomerId(api: Api, t: Target, auth: Record<string, string>): Promise<string | undefined> {
   const list = await send(api, "GET", infoListUrl(t), { headers: { ...auth, accept: "application/json" } });
   const items = list.status === 200 ? (list.json() as Array<Record<string, unknown>>) : [];
   const first = Array.isArray(items) ? items[0] : undefined;
@@ -185,7 +176,7 @@ export async function firstCustomerId(
  * first one the info list shows, left as it is. Read-only runs need a database with a customer.
  */
 export async function aCustomer(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   body: Record<string, unknown> = customerBody(uniqueName(t.namePrefix)),

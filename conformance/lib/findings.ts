@@ -3,12 +3,12 @@
 // reported once under its own requirement (CUST-NAMES, CUST-DATES), and the
 // checks that depend on it are skipped as "not checked because of" it, not
 // failed, unless the run's options let them go on (decision 0012).
-import type { APIRequestContext } from "@playwright/test";
 import type { OpenApiDocument } from "../../src/contract/index.ts";
 import { type DateFormat, dateFormatOf } from "../../src/rules/dates.ts";
 import { otherCase, valueNamed } from "../../src/rules/names.ts";
 import type { Target } from "./config.ts";
 import { createCustomer, customerBody, deleteCustomer, firstCustomerId, getCustomer, uniqueName } from "./customers.ts";
+import type { Api } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
 export interface Findings {
@@ -28,7 +28,7 @@ export function describedFields(doc: OpenApiDocument): string[] {
 
 /** Reads a customer the way the checks see one, and notes what is off in its names and dates. */
 export async function probe(
-  api: APIRequestContext,
+  api: Api,
   t: Target,
   auth: Record<string, string>,
   fields: readonly string[],

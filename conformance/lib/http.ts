@@ -1,10 +1,19 @@
-// Requests to the target through Playwright's request context. Each protocol
-// step is a pair: one function sends, the checks only read the Reply.
-import { type APIRequestContext, test } from "@playwright/test";
+// Requests to the target, with Node's fetch. Each protocol step is a pair: one
+// function sends, the checks only read the Reply. Every request is bounded: in
+// time (CONFORMANCE_REQUEST_TIMEOUT, its answer read whole), in size
+// (CONFORMANCE_MAX_ANSWER_BYTES: a larger answer is read no further), and a
+// target that stopped answering is not waited for again by any check of the
+// run (targetDown). Playwright's request context reads every answer whole
+// before a check sees it, which is why the suite does not use it.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "@playwright/test";
 import type { Reply as Answer } from "../../src/contract/responses.ts";
-import type { RetryPolicy } from "./config.ts";
+import type { RetryPolicy, Target } from "./config.ts";
 import { exchangeOf, observe } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
+import { learnFromAnswer, learnFromRequest, RUN_DIR_VARIABLE, redact } from "./secrets.ts";
 
 export interface Reply extends Answer {
   /** "GET /v1/api/..." for messages. */
@@ -17,18 +26,25 @@ export interface SendOptions {
   form?: Record<string, string | undefined>;
 }
 
-const TIMEOUT_MS = 15_000;
-
-let readOnly = false;
-let retries: RetryPolicy = { times: 0, maxWaitSeconds: 0 };
 /**
- * How this worker sends. In a read-only run, a request that could change customer data is a
- * bug of the check: it must carry @writes.
+ * How a worker sends to its target. In a read-only run, a request that could change customer
+ * data is a bug of the check: it must carry @writes.
  */
-export function configureSending(opts: { readOnly: boolean; retries: RetryPolicy }): void {
-  readOnly = opts.readOnly;
-  retries = opts.retries;
+export interface Api {
+  baseUrl: string;
+  readOnly: boolean;
+  retries: RetryPolicy;
+  timeoutMs: number;
+  maxAnswerBytes: number;
 }
+
+export const apiFor = (t: Target): Api => ({
+  baseUrl: t.baseUrl,
+  readOnly: t.readOnly,
+  retries: t.retries,
+  timeoutMs: t.requestTimeoutMs,
+  maxAnswerBytes: t.maxAnswerBytes,
+});
 
 /** What the requests of one check cost: sent (retries not counted), retried, still refused after retrying. */
 export interface RequestCounts {
@@ -66,15 +82,146 @@ export function retryDelaySeconds(header: string | undefined, attempt: number, n
   return 2 ** attempt;
 }
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const STALE_CONNECTION = /socket hang up|ECONNRESET|EPIPE/;
+const STALE_CONNECTION = /socket hang up|other side closed|ECONNRESET|EPIPE|UND_ERR_SOCKET/;
+const USER_AGENT = `bawa-conformance (Node.js ${process.version})`;
 
-export async function send(
-  api: APIRequestContext,
-  method: string,
-  url: string,
-  opts: SendOptions = {},
-): Promise<Reply> {
-  const headers = { ...opts.headers };
+// ── a target that stopped answering ──
+
+/** Requests in a row that got no answer, by target, in any worker: this many, and the target is taken for gone. */
+export const NO_ANSWER_LIMIT = 3;
+const unanswered = new Map<string, number>();
+const down = new Map<string, string>();
+
+/**
+ * A file of the run's folder about a target, which every worker of the run reads (a worker that
+ * ends after a failed check is replaced by a new process): whether it stopped answering, and how
+ * many requests in a row got no answer.
+ */
+function runFile(kind: "down" | "unanswered", baseUrl: string): string | undefined {
+  const dir = process.env[RUN_DIR_VARIABLE];
+  return dir ? join(dir, `${kind}-${createHash("sha1").update(baseUrl).digest("hex").slice(0, 12)}`) : undefined;
+}
+
+/** Requests in a row that got no answer from the target, in this run; `change` adds one or starts again at 0. */
+function inARow(baseUrl: string, change: "add" | "reset"): number {
+  const file = runFile("unanswered", baseUrl);
+  let count = unanswered.get(baseUrl) ?? 0;
+  try {
+    if (file) count = Number(readFileSync(file, "utf8")) || 0;
+  } catch {
+    // None yet.
+  }
+  const next = change === "add" ? count + 1 : 0;
+  unanswered.set(baseUrl, next);
+  if (file && next !== count) writeFileSync(file, String(next), { mode: 0o600 });
+  return next;
+}
+
+/** Why the target at `baseUrl` is known to have stopped answering in this run; undefined while it answers. */
+export function targetDown(baseUrl: string): string | undefined {
+  if (!down.has(baseUrl)) {
+    const file = runFile("down", baseUrl);
+    try {
+      if (file) down.set(baseUrl, readFileSync(file, "utf8"));
+    } catch {
+      // Not down.
+    }
+  }
+  return down.get(baseUrl);
+}
+
+/** Takes the target for gone for the rest of the run, in every worker: checks skip instead of waiting. */
+export function declareDown(baseUrl: string, why: string): void {
+  if (down.has(baseUrl)) return;
+  down.set(baseUrl, why);
+  const file = runFile("down", baseUrl);
+  try {
+    if (file) writeFileSync(file, why, { flag: "wx", mode: 0o600 });
+  } catch {
+    // Another worker said so first.
+  }
+}
+
+/** Undefined when the target's base address answers within the probe's time (at most 5 s), else why not. */
+export async function probeTarget(api: Pick<Api, "baseUrl" | "timeoutMs">): Promise<string | undefined> {
+  const limit = Math.min(api.timeoutMs, 5_000);
+  try {
+    const res = await fetch(api.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(limit) });
+    await res.body?.cancel();
+    return undefined;
+  } catch (err) {
+    return failureOf(err, limit);
+  }
+}
+
+/**
+ * A request (or a page of the screens) got no answer: after NO_ANSWER_LIMIT in a row, or when the
+ * target's address does not answer either, the target is taken for gone.
+ */
+export async function noAnswer(api: Api, why: string): Promise<void> {
+  const count = inARow(api.baseUrl, "add");
+  if (count >= NO_ANSWER_LIMIT) {
+    declareDown(api.baseUrl, `${count} requests in a row got no answer; the last: ${why}`);
+    return;
+  }
+  const probed = await probeTarget(api);
+  if (probed)
+    declareDown(api.baseUrl, `a request got no answer (${why}), and ${api.baseUrl} did not answer either (${probed})`);
+}
+
+/** What went wrong with a request, in a few words. */
+function failureOf(err: unknown, limitMs: number): string {
+  const e = err as Error & { cause?: Error & { code?: string } };
+  if (e.name === "TimeoutError" || e.cause?.name === "TimeoutError")
+    return `no answer within ${limitMs / 1000} s, the limit CONFORMANCE_REQUEST_TIMEOUT sets`;
+  return String(e.cause?.message ?? e.cause?.code ?? e.message).split("\n")[0]!;
+}
+
+/** An answer over CONFORMANCE_MAX_ANSWER_BYTES: read no further. */
+class AnswerTooLarge extends Error {
+  override name = "AnswerTooLarge";
+}
+
+/** The body of an answer, read until its end or until it is larger than `max` bytes. */
+async function readBody(res: Response, max: number, call: string): Promise<Buffer> {
+  const tooLarge = (size: string) =>
+    new AnswerTooLarge(
+      `${call}: the answer is larger than ${max} bytes (${size}), the limit CONFORMANCE_MAX_ANSWER_BYTES sets; it was not read further`,
+    );
+  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
+  if (declared > max) {
+    await res.body?.cancel();
+    throw tooLarge(`Content-Length ${declared}`);
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    size += part.value.byteLength;
+    if (size > max) {
+      // The rest is never read: the connection is closed.
+      await reader.cancel();
+      throw tooLarge(`${size} bytes read`);
+    }
+    chunks.push(part.value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Header names in lower case; several Set-Cookie headers one per line. */
+function headersOf(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== "set-cookie") out[name] = value;
+  });
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length > 0) out["set-cookie"] = cookies.join("\n");
+  return out;
+}
+
+export async function send(api: Api, method: string, url: string, opts: SendOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { "user-agent": USER_AGENT, ...opts.headers };
   let data: string | undefined = opts.body;
   if (opts.form) {
     const pairs = new URLSearchParams();
@@ -82,19 +229,23 @@ export async function send(
     data = pairs.toString();
     headers["content-type"] ??= "application/x-www-form-urlencoded";
   }
+  learnFromRequest(headers, opts.form);
   const path = new URL(url).pathname;
   const call = `${method} ${path}`;
-  if (readOnly && !SAFE_METHODS.has(method.toUpperCase()) && /\/api\//i.test(path))
+  if (api.readOnly && !SAFE_METHODS.has(method.toUpperCase()) && /\/api\//i.test(path))
     throw new Error(`read-only run: ${call} could change customer data, so this check must be tagged @writes`);
-  const attempt = () =>
-    api.fetch(url, {
+  const gone = targetDown(api.baseUrl);
+  if (gone) throw new Error(`${call}: not sent: the target stopped answering earlier in this run (${gone})`);
+  const attempt = async () => {
+    const res = await fetch(url, {
       method,
       headers,
-      ...(data === undefined ? {} : { data }),
-      maxRedirects: 0,
-      failOnStatusCode: false,
-      timeout: TIMEOUT_MS,
+      ...(data === undefined ? {} : { body: data }),
+      redirect: "manual",
+      signal: AbortSignal.timeout(api.timeoutMs),
     });
+    return { status: res.status, headers: headersOf(res), body: await readBody(res, api.maxAnswerBytes, call) };
+  };
   const answer = async () => {
     try {
       try {
@@ -102,53 +253,64 @@ export async function send(
       } catch (err) {
         // A kept-alive connection the target closed just as the request went out (Node servers
         // close idle ones after 5 s) resets before any answer: the target never saw the request.
-        if (!STALE_CONNECTION.test((err as Error).message)) throw err;
+        const cause = (err as { cause?: Error & { code?: string } }).cause;
+        if (!STALE_CONNECTION.test(`${cause?.code} ${cause?.message}`)) throw err;
         return await attempt();
       }
     } catch (err) {
-      throw new Error(`${call}: no answer from the target (${(err as Error).message.split("\n")[0]})`);
+      // Too large: the target answered. No cause and no timeout: the request itself was wrong (a bug of the check).
+      const e = err as Error & { cause?: unknown };
+      if (err instanceof AnswerTooLarge || (e.cause === undefined && e.name !== "TimeoutError")) throw err;
+      const why = failureOf(err, api.timeoutMs);
+      await noAnswer(api, why);
+      throw new Error(`${call}: no answer from the target (${why})`);
     }
   };
   counts.requests++;
   let res = await answer();
-  for (let retry = 0; BUSY.has(res.status()); retry++) {
-    const wait = retryDelaySeconds(res.headers()["retry-after"], retry);
-    if (retry >= retries.times || wait > retries.maxWaitSeconds) {
+  for (let retry = 0; BUSY.has(res.status); retry++) {
+    const wait = retryDelaySeconds(res.headers["retry-after"], retry);
+    if (retry >= api.retries.times || wait > api.retries.maxWaitSeconds) {
       counts.refused++;
       break;
     }
     if (retry === 0) counts.retried++;
-    await res.dispose();
     await new Promise((r) => setTimeout(r, wait * 1000));
     res = await answer();
   }
-  const bytes = await res.body();
-  const text = bytes.toString("utf8");
+  inARow(api.baseUrl, "reset");
+  const text = res.body.toString("utf8");
+  learnFromAnswer({ headers: res.headers, text });
   await observe(
     exchangeOf({
       method,
       url,
       requestHeaders: headers,
       requestBody: data === undefined ? undefined : Buffer.from(data, "utf8"),
-      status: res.status(),
-      headers: res.headersArray(),
-      body: bytes,
+      status: res.status,
+      headers: Object.entries(res.headers).flatMap(([name, value]) =>
+        name === "set-cookie" ? value.split("\n").map((v) => ({ name, value: v })) : [{ name, value }],
+      ),
+      body: res.body,
     }),
   );
   return {
-    status: res.status(),
-    headers: res.headers(),
+    status: res.status,
+    headers: res.headers,
     text,
     call,
     json: () => {
       try {
         return JSON.parse(text);
       } catch {
-        throw new Error(`${call} answered ${res.status()} with a body that is not JSON: ${text.slice(0, 200)}`);
+        throw new Error(`${call} answered ${res.status} with a body that is not JSON: ${quote(text)}`);
       }
     },
   };
 }
+
+/** Text of an answer for a message: its secrets replaced, then cut to `max` characters. */
+export const quote = (text: string, max = 200): string => redact(text).slice(0, max);
 
 /** A 2xx other than 200 is ERR-200's finding, reported once by its own check: this one is not checked. */
 export function skipOtherSuccess(reply: { status: number; call: string }): void {
@@ -166,7 +328,7 @@ export function notCreated(reply: Reply, rule: string): void {
   skipOtherSuccess(reply);
   test.skip(
     reply.status !== 200,
-    `${NOT_CHECKED}${rule}: ${reply.call} answered ${reply.status}: ${reply.text.slice(0, 200)}`,
+    `${NOT_CHECKED}${rule}: ${reply.call} answered ${reply.status}: ${quote(reply.text)}`,
   );
 }
 

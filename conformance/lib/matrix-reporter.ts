@@ -17,9 +17,21 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
+  TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
 } from "./requirements.ts";
+import { CUT_FILE, RUN_DIR_VARIABLE } from "./secrets.ts";
+
+/** The signal `bawa conformance` says cut the run short (secrets.ts CUT_FILE), if one did. */
+function signalThatCut(): string | undefined {
+  const dir = process.env[RUN_DIR_VARIABLE];
+  try {
+    return dir ? readFileSync(join(dir, CUT_FILE), "utf8").trim() || undefined : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Row verdicts, worst first: the order reports list them in. */
 const VERDICTS = [
@@ -85,6 +97,8 @@ export interface Summary {
   kinds: Kind[];
   startedAt: string;
   verdict: "passed" | "failed";
+  /** The run ended before every check did: a signal (SIGINT, SIGTERM) or Playwright's global timeout. */
+  interrupted: boolean;
   /** Why the verdict is what it is, in sentences: failures, nothing verified, strict. */
   because: string[];
   /** CONFORMANCE_STRICT=1: anything not verified fails the run too. */
@@ -338,14 +352,28 @@ function summarize(
     ...new Set(
       rows
         .filter((r) => r.verdict === "not verified")
-        .flatMap((r) => r.checks.flatMap((c) => c.reason?.match(/CONFORMANCE_[A-Z_]+/g) ?? [])),
+        // A check not run because the target stopped answering names no missing setting.
+        .flatMap((r) =>
+          r.checks.flatMap(
+            (c) => (c.reason?.startsWith(TARGET_DOWN) ? [] : c.reason?.match(/CONFORMANCE_[A-Z_]+/g)) ?? [],
+          ),
+        ),
     ),
   ].sort();
   const strict = process.env.CONFORMANCE_STRICT === "1";
   const because: string[] = [];
-  if (opts.result.status === "interrupted" || opts.result.status === "timedout") {
+  const interrupted = opts.result.status === "interrupted" || opts.result.status === "timedout";
+  if (interrupted) {
+    const cutBy = signalThatCut();
+    const ended = rows.flatMap((r) => r.checks).filter((c) => c.status === "not run").length;
     because.push(
-      `the run was ${opts.result.status === "timedout" ? "timed out" : "interrupted"} before every check ended`,
+      `the run was ${opts.result.status === "timedout" ? "timed out" : cutBy ? `cut by ${cutBy}` : "interrupted"} before every check ended (${ended} did not run)`,
+    );
+  }
+  const notRun = rows.flatMap((r) => r.checks).filter((c) => c.reason?.startsWith(TARGET_DOWN));
+  if (notRun.length > 0) {
+    because.push(
+      `the target stopped answering during the run ${notRun[0]!.reason!.slice(TARGET_DOWN.length).trim()}: ${notRun.length} checks after it were not run`,
     );
   }
   const failing = totals.failed + totals.uncovered + totals["unexpected pass"];
@@ -376,6 +404,7 @@ function summarize(
     kinds: run.kinds,
     startedAt: opts.startedAt.toISOString(),
     verdict: because.length > 0 ? "failed" : "passed",
+    interrupted,
     because,
     strict,
     totals,
@@ -483,17 +512,36 @@ const unsettled = (s: Summary) =>
   s.requirements.filter((r) => r.verdict === "not verified" || r.verdict === "not checked");
 const UNSETTLED_HEADING = "Not verified or not checked";
 
+/**
+ * Text of a target for a terminal: every control character (an escape sequence could move the
+ * cursor, retitle the window or write the clipboard) shown as a visible \x.. instead.
+ */
+const printable = (text: string) =>
+  text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+
 function terminal(s: Summary, dir: string): string {
-  const lines = ["", `Requirements (${s.kinds.join(", ")}) against ${s.target}:`, `  ${headline(s)}`];
+  const lines = [
+    "",
+    `Requirements (${s.kinds.join(", ")}) against ${printable(s.target)}:`,
+    `  ${printable(headline(s))}`,
+  ];
   if (s.failures.length > 0) {
     lines.push("  Failures:");
-    for (const f of s.failures) lines.push(`    ✘ ${f.row} — ${f.check}: ${f.error.slice(0, 240)}`);
+    for (const f of s.failures) lines.push(`    ✘ ${f.row} — ${f.check}: ${printable(f.error.slice(0, 240))}`);
   }
-  const notVerified = unsettled(s);
-  if (notVerified.length > 0) {
-    lines.push(`  ${UNSETTLED_HEADING} (${notVerified.length}):`);
-    for (const r of notVerified.slice(0, 30)) lines.push(`    ${ICON[r.verdict]} ${r.row}: ${whyOf(r).slice(0, 200)}`);
+  // The checks not run because the target stopped answering are said once (the verdict says why).
+  const notVerified = unsettled(s).filter((r) => !whyOf(r).startsWith(TARGET_DOWN));
+  const notRun = unsettled(s).length - notVerified.length;
+  if (notVerified.length + notRun > 0) {
+    lines.push(`  ${UNSETTLED_HEADING} (${notVerified.length + notRun}):`);
+    for (const r of notVerified.slice(0, 30))
+      lines.push(`    ${ICON[r.verdict]} ${r.row}: ${printable(whyOf(r).slice(0, 200))}`);
     if (notVerified.length > 30) lines.push(`    ... and ${notVerified.length - 30} more (matrix.md)`);
+    if (notRun > 0) lines.push(`    ? ${notRun} requirements not run: the target stopped answering`);
   }
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
     lines.push(
@@ -515,21 +563,46 @@ const counts = (s: Summary) =>
 const uncoveredHint = (r: Requirement) =>
   `no check covers this requirement; add one with covers("${r.id}") to conformance/checks/${r.file}`;
 
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+/**
+ * Text in a cell of a Markdown table, shown as it is: markup a target sent (HTML, links,
+ * emphasis) is escaped, never rendered, and the cell stays one cell of one row.
+ */
+const cell = (s: string) =>
+  s
+    .replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)
+    .replace(/[\\`*_[\]|~#!()]/g, "\\$&")
+    .replace(/\s*\n\s*/g, " ");
+
+/**
+ * Text a target sent (a failure quoting its answer), in a cell of a Markdown table: a code span,
+ * where nothing is markup, not even an address a renderer would make a link of.
+ */
+const literal = (s: string) => {
+  // A pipe stays in its cell when an odd number of backslashes stands before it (GFM tables).
+  const flat = s
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/(\\*)\|/g, (_m, slashes: string) => `${slashes}${slashes.length % 2 ? "" : "\\"}|`);
+  if (flat.trim() === "") return "";
+  const fence = "`".repeat(Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = flat.startsWith("`") || flat.endsWith("`") ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+};
 const anchor = (row: string) => `row-${row.replace(/[^A-Za-z0-9-]+/g, "-")}`;
 
-function markdown(s: Summary): string {
+export function markdown(s: Summary): string {
   const rows = s.requirements.map((r) => {
     const checks =
-      r.checks.map((c) => `${c.file}: ${c.title} (${c.status}${c.reason ? `: ${c.reason}` : ""})`).join("<br>") || "—";
-    return `| ${ICON[r.verdict]} ${r.verdict} | ${r.row} | ${r.kind} | ${cell(r.text)} (${cell(r.section)}) | ${cell(checks)} |`;
+      r.checks
+        .map((c) => `${cell(`${c.file}: ${c.title}`)} (${c.status}${c.reason ? `: ${literal(c.reason)}` : ""})`)
+        .join("<br>") || "—";
+    return `| ${ICON[r.verdict]} ${r.verdict} | ${cell(r.row)} | ${r.kind} | ${cell(r.text)} (${cell(r.section)}) | ${checks} |`;
   });
   return [
     "# Conformance: requirements matrix",
     "",
-    `**${headline(s)}**`,
+    `**${cell(headline(s))}**`,
     "",
-    `Target: ${s.target} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt}${s.strict ? " · strict" : ""}`,
+    `Target: ${literal(s.target)} · kinds: ${s.kinds.join(", ")} · started ${s.startedAt}${s.strict ? " · strict" : ""}`,
     "",
     ...(s.failures.length
       ? [
@@ -537,7 +610,7 @@ function markdown(s: Summary): string {
           "",
           "| requirement | check | error |",
           "|---|---|---|",
-          ...s.failures.map((f) => `| ${f.row} | ${cell(f.check)} | ${cell(f.error.slice(0, 300))} |`),
+          ...s.failures.map((f) => `| ${cell(f.row)} | ${cell(f.check)} | ${literal(f.error.slice(0, 300))} |`),
           "",
         ]
       : []),
@@ -575,7 +648,7 @@ const report = (testId: string | undefined) =>
  * Playwright's report; then every row, the result column first, in a table that fits a 1280 px
  * window (fixed layout, long texts wrap).
  */
-function html(s: Summary): string {
+export function html(s: Summary): string {
   const rows = s.requirements
     .map((r) => {
       const checks =

@@ -6,10 +6,13 @@ import type { ReporterDescription } from "@playwright/test";
 import { codePath } from "../../src/paths.ts";
 
 export const matrixReporter = codePath("conformance/lib/matrix-reporter.ts");
+/** First of every list: it takes the run's secrets out of what the reporters after it see and write. */
+export const redactionReporter = codePath("conformance/lib/redaction-reporter.ts");
 
 /** The reporters writing into `reports`; a shard ("2/3") also writes its blob for the merge. */
 export function reporters(reports: string, shard?: string): ReporterDescription[] {
   return [
+    [redactionReporter, { outputDir: reports }],
     [process.env.CI ? "line" : "list"],
     ["html", { outputFolder: resolve(reports, "html"), open: "never" }],
     ["junit", { outputFile: resolve(reports, "junit.xml") }],

@@ -55,6 +55,8 @@ export const NOT_VERIFIED = "not verified: ";
  * missing): a run with such skips fails, since it verified only what needs no token.
  */
 export const WITHOUT_A_TOKEN = "without them no access token can be obtained";
+/** How the skip reason of a check begins when the target stopped answering before it (http.ts targetDown). */
+export const TARGET_DOWN = "not run: the target stopped answering earlier in this run";
 /** The skip reason of a check that writes, in a read-only run. */
 export const READ_ONLY = "not run (read-only): this check creates, changes or deletes customers";
 /** Tag of a check that creates, changes or deletes customer data (left out of read-only runs). */

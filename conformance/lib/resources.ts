@@ -7,7 +7,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type APIRequestContext, test } from "@playwright/test";
+import { test } from "@playwright/test";
 import {
   CONTRACT_PATH,
   type Collection,
@@ -20,7 +20,7 @@ import { PROJECT_ROOT } from "../../src/paths.ts";
 import { completeBody, propertiesOf, valueFor } from "../../src/rules/bodies.ts";
 import { type Target, urlOf } from "./config.ts";
 import { nameOf } from "./created.ts";
-import { notAddressable, notCreated, type Reply, send } from "./http.ts";
+import { type Api, notAddressable, notCreated, quote, type Reply, send } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 
 /** The contract the suite checks against: CONFORMANCE_CONTRACT names a team's own; compiled once per process. */
@@ -140,7 +140,7 @@ const JSON_HEADERS = { "content-type": "application/json", accept: "application/
 export const creationRule = (r: Resource): string =>
   r.collection.name === "Customer" ? "CUST-BODY-ALL" : `SVC-METHODS · ${r.name}`;
 
-export function lifecycle(api: APIRequestContext, t: Target, r: Resource, auth: Record<string, string>) {
+export function lifecycle(api: Api, t: Target, r: Resource, auth: Record<string, string>) {
   const c = r.collection;
   const idOf = (value: unknown): string | undefined => {
     if (typeof value !== "object" || value === null || !c.idProperty) return undefined;
@@ -172,7 +172,7 @@ export function lifecycle(api: APIRequestContext, t: Target, r: Resource, auth: 
         body: JSON.stringify(body),
       });
       if (strict && reply.status !== 200)
-        throw new Error(`${reply.call} answered ${reply.status}, not 200: ${reply.text.slice(0, 300)}`);
+        throw new Error(`${reply.call} answered ${reply.status}, not 200: ${quote(reply.text, 300)}`);
       notCreated(reply, creationRule(r));
       let id: string | undefined;
       try {

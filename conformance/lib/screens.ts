@@ -3,9 +3,11 @@
 // target shows (login, permission, or straight back), and watches where the
 // browser is sent. Nothing leaves the machine: requests to other origins are
 // answered by the suite, and a redirect is caught as soon as it is requested.
-import { type Page, type Request, type Response, test } from "@playwright/test";
+import { type Locator, type Page, type Request, type Response, test } from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
+import { apiFor, noAnswer } from "./http.ts";
 import { NOT_CHECKED } from "./requirements.ts";
+import { learn, learnFromUrl } from "./secrets.ts";
 
 /** Where an authorization request ended. */
 export interface Walk {
@@ -91,14 +93,18 @@ export async function walkScreens(
     (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>caught by the conformance suite</p>" }),
   );
   try {
-    await page.goto(authorizeUrl(t, params)).catch(() => undefined);
+    await page.goto(authorizeUrl(t, params)).catch(async (err: Error) => {
+      // A page that never came counts as a request without an answer (a target that stopped answering).
+      if (err.name === "TimeoutError")
+        await noAnswer(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
+    });
     const login = page.locator(t.selectors.username);
     const decide = page.locator(opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
     while (!landing && Date.now() - lastNavigation < IDLE_MS) {
       if (!walk.login && opts.logIn !== false && t.username && (await login.isVisible().catch(() => false))) {
         walk.login = true;
         await login.fill(t.username);
-        await page.fill(t.selectors.password, t.password ?? "");
+        await fillSecret(page.locator(t.selectors.password), t.password ?? "");
         await page.click(t.selectors.submit).catch(() => undefined);
       } else if (!walk.permission && (await decide.isVisible().catch(() => false))) {
         walk.permission = true;
@@ -122,7 +128,33 @@ export async function walkScreens(
     walk.landed = await landing;
     await page.goto("about:blank").catch(() => undefined);
   }
+  // What the screens handed out, for the run to keep out of its reports: codes and tokens of
+  // the redirects, and the target's cookies (a logged-in browser's session).
+  for (const u of [walk.landed, ...walk.left]) learnFromUrl(u);
+  for (const c of await page
+    .context()
+    .cookies(t.baseUrl)
+    .catch(() => []))
+    learn(c.value);
   return walk;
+}
+
+/**
+ * Types a secret into a field as fill() would, but without the value in the step's title
+ * (Playwright names a fill after its value: `Fill "<password>"` in the report): the value is
+ * set through the element's own setter, with the input and change events a person's typing
+ * fires, so a page's script (a framework's controlled field) sees it.
+ */
+async function fillSecret(field: Locator, value: string): Promise<void> {
+  await field.focus();
+  await field.evaluate((el, v) => {
+    const input = el as HTMLInputElement;
+    const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(input), "value")?.set;
+    if (setter) setter.call(input, v);
+    else input.value = v;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  }, value);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The suite's test function and the fixtures every check can use: the target,
 // the contract, an API client, the target's clock and the configured user's
 // session; `covers` tags a check with the requirements it checks.
-import { type APIRequestContext, type BrowserContext, test as base, request } from "@playwright/test";
+import { type BrowserContext, test as base } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { asMonthDayYear } from "../../src/rules/dates.ts";
 import { described } from "../../src/rules/names.ts";
@@ -9,13 +9,17 @@ import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, type Target
 import { infoListUrl } from "./customers.ts";
 import { DATE_FIELDS, describedFields, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import {
-  configureSending,
+  type Api,
+  apiFor,
   countsText,
+  declareDown,
+  probeTarget,
   REQUESTS_ANNOTATION,
   type Reply,
   send,
   skipOtherSuccess,
   takeCounts,
+  targetDown,
 } from "./http.ts";
 import {
   OBSERVED_ANNOTATION,
@@ -34,11 +38,13 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
+  TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
 } from "./requirements.ts";
 import { resources, suiteContract } from "./resources.ts";
 import { codeOf, throughScreens } from "./screens.ts";
+import { knowSettings } from "./secrets.ts";
 import { clientParams, codeFlowToken, tokenRequest, userTokens } from "./tokens.ts";
 
 /** Whether every check records a trace in a context of its own (slower; for looking into failures). */
@@ -80,7 +86,7 @@ interface WorkerFixtures {
   expectedFailures: string[];
   target: Target;
   contract: Contract;
-  api: APIRequestContext;
+  api: Api;
   clock: TargetClock;
   session: Session;
   findings: FindingsFixture;
@@ -146,12 +152,12 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
           for (const page of sharedContext.pages()) await page.close();
         },
       }),
-  // Before every check: a target that stopped answering fails the check at once, saying so,
-  // instead of each check waiting out its own timeouts. A check expected to fail is marked so.
+  // Before every check: a target that stopped answering fails the first check at once, saying
+  // so, and every check after it in the run is not run, instead of each waiting out its own
+  // timeouts. A check expected to fail is marked so.
   targetAnswers: [
-    async ({ target, expectedFailures, contract }, use, testInfo) => {
+    async ({ target, api, expectedFailures, contract }, use, testInfo) => {
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
-      configureSending({ readOnly: target.readOnly, retries: target.retries });
       observeTarget(target.baseUrl, contract.compiled, target.kinds);
       await takeObserved();
       takeCounts();
@@ -163,12 +169,12 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         assumed !== undefined && !target.kinds.has("assumption"),
         `${NOT_SELECTED}${subject} rests on ${assumed} (openapi/ASSUMPTIONS.md), not on the description; --assumptions checks it`,
       );
-      try {
-        await fetch(target.baseUrl, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
-      } catch (err) {
-        throw new Error(
-          `the target at ${target.baseUrl} does not answer (${String((err as Error).cause ?? (err as Error).message)}); is it running?`,
-        );
+      const gone = targetDown(target.baseUrl);
+      testInfo.skip(gone !== undefined, `${TARGET_DOWN} (${gone})`);
+      const why = await probeTarget(api);
+      if (why) {
+        declareDown(target.baseUrl, `${target.baseUrl} did not answer (${why})`);
+        throw new Error(`the target at ${target.baseUrl} does not answer (${why}); is it running?`);
       }
       await use();
       // The matrix reporter sums these into the run's request counts (shards included).
@@ -193,7 +199,11 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     { auto: true },
   ],
   target: [
-    async ({ targetSettings }, use) => use(loadTarget({ ...process.env, ...targetSettings })),
+    async ({ targetSettings }, use) => {
+      const target = loadTarget({ ...process.env, ...targetSettings });
+      knowSettings(target.settings);
+      await use(target);
+    },
     { scope: "worker" },
   ],
   contract: [
@@ -203,14 +213,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     },
     { scope: "worker" },
   ],
-  api: [
-    async ({}, use) => {
-      const ctx = await request.newContext({ ignoreHTTPSErrors: false });
-      await use(ctx);
-      await ctx.dispose();
-    },
-    { scope: "worker" },
-  ],
+  api: [async ({ target }, use) => use(apiFor(target)), { scope: "worker" }],
   clock: [
     async ({ api, target }, use) => {
       const url = `${target.baseUrl}/__mock/clock`;

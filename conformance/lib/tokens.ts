@@ -1,12 +1,11 @@
 // The token endpoint as the checks use it: a request, the code flow through
 // the screens, the configured user's tokens, and a code exchanged after the
 // target's clock moved.
-
-import { type APIRequestContext, type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
 import type { components } from "../../src/contract/generated/openapi.ts";
 import { oauthFacts } from "../../src/rules/oauth.ts";
 import { apiBase, CLIENT_SETTINGS, type Client, missingOf, type Target } from "./config.ts";
-import { type Reply, send } from "./http.ts";
+import { type Api, quote, type Reply, send } from "./http.ts";
 import { observeBrowser } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { suiteContract } from "./resources.ts";
@@ -26,11 +25,7 @@ export const clientParams = (c: Client) => ({
   redirect_uri: c.redirectUri,
 });
 
-export async function tokenRequest(
-  api: APIRequestContext,
-  t: Target,
-  form: Record<string, string | undefined>,
-): Promise<Reply> {
+export async function tokenRequest(api: Api, t: Target, form: Record<string, string | undefined>): Promise<Reply> {
   return send(api, "POST", tokenUrl(t), { form });
 }
 
@@ -59,7 +54,7 @@ export function tokenFields(
   const fields = readTokenAnswer(res);
   test.skip(
     fields === undefined,
-    `${NOT_CHECKED}${owner}: ${res.call} answered ${res.status} with neither JSON nor a form: ${res.text.slice(0, 100)}`,
+    `${NOT_CHECKED}${owner}: ${res.call} answered ${res.status} with neither JSON nor a form: ${quote(res.text, 100)}`,
   );
   return fields!;
 }
@@ -83,10 +78,7 @@ export type GrantRule = "TOK-CODE-EXCHANGE" | "TOK-REFRESH";
  * grant's own check: this one is not checked because of it.
  */
 export function grantedTokens(res: Reply, grant: GrantRule, needs: { refresh?: boolean } = {}): Tokens {
-  test.skip(
-    res.status !== 200,
-    `${NOT_CHECKED}${grant}: ${res.call} answered ${res.status}: ${res.text.slice(0, 150)}`,
-  );
+  test.skip(res.status !== 200, `${NOT_CHECKED}${grant}: ${res.call} answered ${res.status}: ${quote(res.text, 150)}`);
   const fields = tokenFields(res);
   test.skip(typeof fields.access_token !== "string", `${NOT_CHECKED}${grant}: ${res.call} gave no access_token`);
   test.skip(
@@ -110,7 +102,7 @@ export function expectTokenError(res: Reply, expected: TokenError, what = res.ca
     res.status >= 400 && typeof error === "string" && !oauthFacts(suiteContract()).tokenErrors.includes(error),
     `${NOT_CHECKED}OAUTH-TOKEN-ERRORS: ${res.call} refused with error ${JSON.stringify(error)}, no code of RFC 6749 5.2`,
   );
-  expect(error, `${what}: ${res.status} ${res.text.slice(0, 200)}`).toBe(expected);
+  expect(error, `${what}: ${res.status} ${quote(res.text, 200)}`).toBe(expected);
 }
 
 // A browser context costs a fifth of a second to make; the code flows of a worker share one,
@@ -138,18 +130,13 @@ async function codeRedirect(browser: Browser, t: Target, client: Client): Promis
 }
 
 /** Code flow through the screens, in a fresh page without cookies, then the code exchange (see codeOf). */
-export async function codeFlow(
-  api: APIRequestContext,
-  browser: Browser,
-  t: Target,
-  client: Client = t.client!,
-): Promise<Reply> {
+export async function codeFlow(api: Api, browser: Browser, t: Target, client: Client = t.client!): Promise<Reply> {
   const code = codeOf(await codeRedirect(browser, t, client));
   return tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
 }
 
 /** The access token of a code flow, or undefined when the flow gives none; never skips or throws. */
-export async function codeFlowToken(api: APIRequestContext, browser: Browser, t: Target): Promise<string | undefined> {
+export async function codeFlowToken(api: Api, browser: Browser, t: Target): Promise<string | undefined> {
   try {
     const code = codeIn(await codeRedirect(browser, t, t.client!));
     if (!code) return undefined;
@@ -162,7 +149,7 @@ export async function codeFlowToken(api: APIRequestContext, browser: Browser, t:
 }
 
 /** Tokens of the configured user: from the stored refresh token, else through the screens. */
-export async function userTokens(api: APIRequestContext, browser: Browser, t: Target): Promise<Tokens> {
+export async function userTokens(api: Api, browser: Browser, t: Target): Promise<Tokens> {
   if (!t.client) throw new Error(`needs ${missingOf(t, CLIENT_SETTINGS).join(", ")} to obtain a token`);
   let res: Reply;
   if (t.refreshToken) {
@@ -179,17 +166,17 @@ export async function userTokens(api: APIRequestContext, browser: Browser, t: Ta
     );
   }
   if (res.status !== 200) {
-    throw new Error(`could not obtain an access token: ${res.call} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    throw new Error(`could not obtain an access token: ${res.call} answered ${res.status}: ${quote(res.text, 300)}`);
   }
   const fields = readTokenAnswer(res);
   if (!fields)
-    throw new Error(`${res.call} answered ${res.status} with a body that is not JSON: ${res.text.slice(0, 200)}`);
+    throw new Error(`${res.call} answered ${res.status} with a body that is not JSON: ${quote(res.text, 200)}`);
   return fields as unknown as Tokens;
 }
 
 /** A fresh code, exchanged after the target's clock moved `seconds` forward. */
 export async function exchangeCodeAfter(
-  api: APIRequestContext,
+  api: Api,
   page: Page,
   t: Target,
   client: Client,

@@ -3,7 +3,7 @@
 // answers, shards merged into one verdict. Each runs the compiled command line
 // against a mock in its own process.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import { writeCopy } from "../../scripts/copy-resource.mjs";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { ownMockSettings } from "./conformance.ts";
-import { conformanceHarness, verdicts } from "./conformance-testing.ts";
+import { conformanceHarness, passOn, verdicts } from "./conformance-testing.ts";
 
 const h = conformanceHarness();
 
@@ -36,12 +36,7 @@ async function busyGateway(every: number) {
         .end();
       return;
     }
-    const upstream = request(new URL(req.url ?? "/", h.url), { method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
+    passOn(req, res, h.url);
   });
   await new Promise<void>((r) => state.server.listen(0, "127.0.0.1", r));
   state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}`;

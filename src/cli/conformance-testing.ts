@@ -3,6 +3,7 @@
 // the tests of the command.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type IncomingMessage, request, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -19,7 +20,7 @@ export interface Harness {
   /** The working directory of the runs (their reports). */
   readonly dir: string;
   /** `bawa conformance <args>` with `env` (default: the settings); its exit code and output. */
-  bawa(args: string[], env?: Record<string, string>): Promise<{ code: number; out: string }>;
+  bawa(args: string[], env?: Record<string, string>): Promise<BawaRun>;
 }
 
 /** Starts the mock before the file's tests and stops it after them. */
@@ -47,26 +48,47 @@ export function conformanceHarness(): Harness {
     get dir() {
       return dir;
     },
-    bawa: (args, env = settings) => runBawa(dir, args, env),
+    bawa(args, env = settings) {
+      return runBawa(args, { cwd: dir, env });
+    },
   };
 }
 
-/** `bawa conformance <args>` (the compiled command line) in `cwd` with `env`: its exit code and output. */
+export interface BawaRun {
+  code: number;
+  /** Standard output and standard error, as a terminal shows them. */
+  out: string;
+}
+
+/**
+ * `bawa conformance <args>` (the compiled command line) in `cwd`, with `env` over this process's
+ * environment; `started` is called with the process once it runs (to signal it).
+ */
 export function runBawa(
-  cwd: string,
   args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; out: string }> {
+  opts: { cwd: string; env: Record<string, string>; started?: (child: ChildProcess) => void },
+): Promise<BawaRun> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
-      cwd,
-      env: { ...process.env, ...env, CI: "1" },
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env, CI: "1" },
     });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
-    child.on("exit", (code) => done({ code: code ?? 1, out }));
+    child.on("close", (code) => done({ code: code ?? 1, out }));
+    opts.started?.(child);
   });
+}
+
+/** A gateway's part: the request passed on to `target`, its answer back as it came. */
+export function passOn(req: IncomingMessage, res: ServerResponse, target: string): void {
+  const upstream = request(new URL(req.url ?? "/", target), { method: req.method, headers: req.headers }, (up) => {
+    res.writeHead(up.statusCode ?? 502, up.headers);
+    up.pipe(res);
+  });
+  upstream.on("error", () => res.destroy());
+  req.pipe(upstream);
 }
 
 /** The verdict of each requirement in a summary.json. */

@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import type { Readable } from "node:stream";
 import { ConfigError, loadTarget, meaningOf, VARIABLES } from "../../conformance/lib/config.ts";
+import { MARK } from "../../conformance/lib/redact.ts";
+import { CUT_FILE, RUN_DIR_VARIABLE, RunSecrets } from "../../conformance/lib/secrets.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
@@ -65,7 +68,11 @@ Exit code 0 only when no selected requirement failed or lacks a check, and at
 least one was verified: a run that verified nothing, or could not obtain an
 access token (settings missing), fails, naming the settings. --strict also fails on anything not verified. Reports in ./reports/conformance/ of the current
 directory (--output): matrix.html, matrix.md, summary.json, junit.xml,
-results.json, html/ (Playwright report).
+results.json, html/ (Playwright report). No secret reaches them or this
+terminal: client secrets, passwords, tokens, codes, cookies and the control
+token, given or handed out by the target, stand as ${MARK} (traces and blobs
+included). SIGINT or SIGTERM stops the run and still writes the reports,
+marked as cut; the exit code is then 1.
 
 options (each also an environment variable):
 ${Object.entries(FLAGS)
@@ -143,6 +150,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
 
     let own: Listening | undefined;
     let prism: ReturnType<typeof startPrism> | undefined;
+    let runDir: string | undefined;
     if (values.profile !== undefined) {
       if (values.profile !== "prism")
         throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
@@ -184,7 +192,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         if (err instanceof ConfigError) throw new UsageError(err.message);
         throw err;
       }
-      await reachable(target.baseUrl);
+      await reachable(target.baseUrl, Math.min(target.requestTimeoutMs, 10_000));
       console.log(
         `bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`,
       );
@@ -193,6 +201,12 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
           "no Chromium for the checks that drive the login and permission screens; run `npx bawa ensure-browser` (or set BAWA_CHROMIUM)",
         );
       if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
+      // What the workers learn (tokens, codes, cookies) and what ends the run early, in a folder
+      // of this run's alone: never in the reports (decision 0023).
+      runDir = mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
+      env[RUN_DIR_VARIABLE] = runDir;
+      const secrets = new RunSecrets(runDir);
+      secrets.addSettings(target.settings);
       const child = spawnSuite(
         env,
         [
@@ -200,21 +214,46 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
           ...(shard ? ["--shard", shard] : []),
           ...positionals,
         ],
-        "inherit",
+        { output: "pipe", ownGroup: true },
       );
+      const relayed = Promise.all([
+        relay(child.stdout!, process.stdout, secrets),
+        relay(child.stderr!, process.stderr, secrets),
+      ]);
+      // Playwright stops gracefully at one SIGINT and writes the reports; its own process group
+      // keeps a terminal's Ctrl-C or a CI's SIGTERM from reaching it twice, or as SIGTERM.
+      let signals = 0;
       const stop = () => child.kill("SIGINT");
-      process.once("SIGINT", stop);
+      const onSignal = (signal: NodeJS.Signals) => {
+        signals++;
+        if (signals === 1) {
+          writeFileSync(join(runDir!, CUT_FILE), signal);
+          console.error(
+            `\nbawa conformance: ${signal}: stopping the run; the reports are written with the checks that ended.`,
+          );
+          stop();
+        } else if (signals === 2) {
+          console.error(`bawa conformance: ${signal}: still writing the reports; a third signal stops without them.`);
+        } else {
+          child.kill("SIGKILL");
+        }
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
       const watchdog = watchTarget(target.baseUrl, (why) => {
         console.error(
           `\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`,
         );
         stop();
       });
-      const code = await new Promise<number>((done) => child.on("exit", (c, signal) => done(c ?? (signal ? 130 : 1))));
+      const code = await new Promise<number>((done) => child.on("close", (c, signal) => done(c ?? (signal ? 130 : 1))));
+      await relayed;
       clearInterval(watchdog);
-      process.off("SIGINT", stop);
-      return code === 0 && !stopped.has(target.baseUrl) ? 0 : 1;
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      return code === 0 && !stopped.has(target.baseUrl) && signals === 0 ? 0 : 1;
     } finally {
+      if (runDir) rmSync(runDir, { recursive: true, force: true });
       await own?.close();
       prism?.child.kill("SIGTERM");
     }
@@ -250,18 +289,55 @@ async function merge(dirs: string[], env: Record<string, string | undefined>): P
   }
 }
 
+export interface SuiteProcess {
+  /** Where Playwright's output goes: ours, nowhere, or pipes to read (and redact) it from. */
+  output: "inherit" | "ignore" | "pipe";
+  /** A process group of its own: only this process signals it. */
+  ownGroup?: boolean;
+}
+
 /** Starts Playwright on the suite with the given settings. */
 export function spawnSuite(
   env: Record<string, string | undefined>,
   args: string[],
-  stdio: "inherit" | "ignore",
+  { output, ownGroup = false }: SuiteProcess,
 ): ChildProcess {
   const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
-  return spawn(process.execPath, [cli, "test", "-c", codePath("conformance/playwright.config.ts"), ...args], {
-    stdio,
-    env: { ...env, CONFORMANCE_REPORTS_DIR: resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance") },
+  // Piped output is not a terminal: colours are asked for when ours is one.
+  const colour = output === "pipe" && process.stdout.isTTY && env.FORCE_COLOR === undefined ? { FORCE_COLOR: "1" } : {};
+  const child = spawn(process.execPath, [cli, "test", "-c", codePath("conformance/playwright.config.ts"), ...args], {
+    stdio: ["ignore", output, output],
+    env: { ...env, ...colour, CONFORMANCE_REPORTS_DIR: resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance") },
     cwd: PROJECT_ROOT,
+    detached: ownGroup,
   });
+  if (ownGroup) {
+    // A group of its own outlives this process: it must not go on if this one ends first.
+    const orphaned = () => child.kill("SIGKILL");
+    process.once("exit", orphaned);
+    child.once("exit", () => process.off("exit", orphaned));
+  }
+  return child;
+}
+
+/** Copies a child's output to ours a line at a time, each with the run's secrets replaced. */
+function relay(from: Readable, to: NodeJS.WritableStream, secrets: RunSecrets): Promise<void> {
+  let pending = "";
+  from.setEncoding("utf8");
+  from.on("data", (chunk: string) => {
+    pending += chunk;
+    // A whole line at a time, so a secret is never cut in two; a line without end is let out when long.
+    const end = pending.length > 65_536 ? pending.length : pending.lastIndexOf("\n") + 1;
+    if (end === 0) return;
+    to.write(secrets.redact(pending.slice(0, end)));
+    pending = pending.slice(end);
+  });
+  return new Promise((done) =>
+    from.on("end", () => {
+      if (pending) to.write(secrets.redact(pending));
+      done();
+    }),
+  );
 }
 
 /** A refresh token of the mock's background user for the seed's first application, from its generator. */
@@ -297,11 +373,16 @@ function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Tim
   return timer;
 }
 
-/** Fails fast, with the address, when nothing answers there. */
-async function reachable(baseUrl: string): Promise<void> {
+/** Fails fast, with the address, when nothing answers there within `timeoutMs`. */
+async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
   try {
-    await fetch(baseUrl, { method: "GET", signal: AbortSignal.timeout(10_000), redirect: "manual" });
+    const res = await fetch(baseUrl, { method: "GET", signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+    await res.body?.cancel();
   } catch (err) {
-    throw new Error(`cannot reach the target at ${baseUrl}: ${String((err as Error).cause ?? (err as Error).message)}`);
+    const why =
+      (err as Error).name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s (CONFORMANCE_REQUEST_TIMEOUT)`
+        : String((err as Error).cause ?? (err as Error).message);
+    throw new Error(`cannot reach the target at ${baseUrl}: ${why}`);
   }
 }

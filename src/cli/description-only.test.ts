@@ -35,9 +35,9 @@ it("passes spec and oauth with nothing failed, and leaves the assumed resource u
   try {
     const settings = ownMockSettings(mock.url, (await backgroundTokens(mock.url)).refresh);
     // The default run of a team: spec and oauth, against the project's contract.
-    const { code, out } = await runBawa(dir, ["--output", "reports"], {
-      ...settings,
-      CONFORMANCE_KINDS: "spec,oauth",
+    const { code, out } = await runBawa(["--output", "reports"], {
+      cwd: dir,
+      env: { ...settings, CONFORMANCE_KINDS: "spec,oauth" },
     });
     const summary = JSON.parse(readFileSync(join(dir, "reports/summary.json"), "utf8")) as {
       verdict: string;

@@ -5,8 +5,11 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { VARIABLES } from "../../conformance/lib/config.ts";
+import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_REQUEST_TIMEOUT_SECONDS, VARIABLES } from "../../conformance/lib/config.ts";
+import { NO_ANSWER_LIMIT } from "../../conformance/lib/http.ts";
+import { ANYWHERE_LENGTH, MARK, MIN_SECRET_LENGTH } from "../../conformance/lib/redact.ts";
 import { requirements } from "../../conformance/lib/requirements.ts";
+import { LEARNED_MIN_LENGTH } from "../../conformance/lib/secrets.ts";
 import { MAX_CONTRACT_NODES, MAX_ENUM_VALUES, MAX_PATTERN_SIZE, MAX_SCHEMA_PROPERTIES } from "../contract/bounds.ts";
 import {
   LOGIN_LOCK_AFTER_PER_BROWSER,
@@ -89,6 +92,25 @@ describe("the README's figures are the code's", () => {
     };
     expect(README).toContain(`The profile lists ${Object.keys(profile.expectedFailures).length} requirements`);
     for (const id of Object.keys(profile.expectedFailures)) expect(requirements().has(id), id).toBe(true);
+  });
+
+  it("the suite's bounds and what it redacts", () => {
+    const flat = README.replace(/\s+/g, " ");
+    expect(flat).toContain(
+      `| \`CONFORMANCE_REQUEST_TIMEOUT\` | seconds one request (or a page of the screens) may take, its answer read whole, before its check fails (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS}) |`,
+    );
+    expect(flat).toContain(
+      `| \`CONFORMANCE_MAX_ANSWER_BYTES\` | the largest answer the suite reads (default ${DEFAULT_MAX_ANSWER_BYTES}, ${DEFAULT_MAX_ANSWER_BYTES / 2 ** 20} MiB)`,
+    );
+    expect(NO_ANSWER_LIMIT).toBe(3);
+    expect(flat).toContain("When three requests in a row get no answer");
+    expect(flat).toContain(`stands as **\`${MARK}\`**`);
+    expect(flat).toContain(
+      `a value of fewer than ${ANYWHERE_LENGTH} characters where no letter, digit, \`-\` or \`_\` touches it`,
+    );
+    expect(flat).toContain(
+      `one of fewer than ${MIN_SECRET_LENGTH} characters, or a learned one of fewer than ${LEARNED_MIN_LENGTH}, only in a field of a secret kind`,
+    );
   });
 
   it("the limits of a contract, and of wrong passwords", () => {

@@ -262,7 +262,7 @@ async function runTargets(
       CONFORMANCE_PROGRESS: "1",
       CONFORMANCE_CONTRACT: contractFile,
     };
-    const child = spawnSuite(env, [], "inherit");
+    const child = spawnSuite(env, [], { output: "inherit" });
     await new Promise((done) => child.on("exit", done));
     return new Map(
       cases.map((c) => {

@@ -1,6 +1,19 @@
 // Faults of POST /OAuth/Token: its answers, its checks and the lifetimes it hands out.
+import type { MockRequest } from "../core/http.ts";
+import { html } from "../core/oauth/pages.ts";
 import type { Switch } from "../core/scenarios.ts";
 import { fault, mapValue } from "./transforms.ts";
+
+/** The request shown back, as a debugging error handler shows it: the credentials it carried included. */
+const echo = (req: MockRequest, route = "") =>
+  `<!doctype html><title>Error</title><pre>${html(
+    [
+      `${req.method} ${route}`,
+      ...["authorization", "cookie"].flatMap((h) => (req.headers[h] ? [`${h}: ${req.headers[h]}`] : [])),
+      "",
+      req.body?.toString("utf8") ?? "",
+    ].join("\n"),
+  )}</pre>`;
 
 export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
   // ── token responses ──
@@ -76,6 +89,22 @@ export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
     says: /Expected: "invalid_request"[\s\S]*Received: "bad_request"/,
     what: "token errors use codes RFC 6749 5.2 does not have",
     transforms: [{ codes: ["token.error"], apply: mapValue((e) => ({ ...e, error: "bad_request" })) }],
+  }),
+  fault({
+    name: "token-errors-echo",
+    breaks: ["OAUTH-TOKEN-ERRORS"],
+    says: /Received string:\s+"text\/html/,
+    what: "token errors are an HTML page that shows the request back, client secret and code included (a debugging error handler left on)",
+    transforms: [
+      {
+        codes: ["token.error"],
+        apply: (res, t) => ({
+          ...res,
+          headers: { ...res.headers, "content-type": "text/html; charset=utf-8" },
+          body: echo(t.req, res.meta?.route),
+        }),
+      },
+    ],
   }),
   fault({
     name: "tokens-never-expire",
