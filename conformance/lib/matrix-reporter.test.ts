@@ -2,7 +2,7 @@
 // never rendered as markup, in matrix.md (as GitHub and GitLab render Markdown) and matrix.html.
 import { marked } from "marked";
 import { describe, expect, it } from "vitest";
-import { html, type MatrixRow, markdown, type Summary } from "./matrix-reporter.ts";
+import { appendObserved, html, type MatrixRow, markdown, type Summary } from "./matrix-reporter.ts";
 
 const HOSTILE =
   '<img src=x onerror=alert(1)> [click](javascript:alert(1)) **bold** `code` | two\n# heading <script>alert(2)</script> &lt;b&gt; ![p](http://t.example/p.png) ~~gone~~ <a href="http://t.example">x</a>';
@@ -65,5 +65,41 @@ describe("a target's text in the matrix", () => {
     const page = html(s);
     expect(page).not.toMatch(/<img|<script>alert|<a href="http:\/\/t\.example|<i>target/);
     expect(page).toContain("&lt;img src=x onerror=alert(1)&gt;");
+  });
+});
+
+describe("rows failed by what the rule layer observed", () => {
+  it("reach junit.xml as failures even though every check of theirs passed", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const file = join(mkdtempSync(join(tmpdir(), "bawa-junit-")), "junit.xml");
+    writeFileSync(file, '<testsuites tests="1" failures="0">\n<testsuite name="a"></testsuite>\n</testsuites>\n');
+    const s = summaryQuoting("unused");
+    const row = s.requirements[0]!;
+    row.row = "TOK-EXPIRY";
+    row.checks = [
+      { title: "an access token is refused once 7200 s passed", file: "token-expiry.spec.ts", status: "passed" },
+      {
+        title: 'observed in "Customer: POST, GET, PUT"',
+        file: "resources.spec.ts",
+        status: "failed",
+        reason: "observed: header Authorization: expected 401 once 7200 s have passed, found 200 <x>",
+        observed: true,
+      },
+    ];
+    const before = structuredClone(s);
+    appendObserved(file, "target", s);
+    const xml = readFileSync(file, "utf8");
+    expect(xml).toContain('<testsuite name="rules judged on every exchange"');
+    expect(xml).toContain('<testcase name="TOK-EXPIRY"');
+    expect(xml).toContain('type="observed"');
+    expect(xml).toContain("found 200 &lt;x&gt;");
+    expect(xml.trimEnd().endsWith("</testsuites>")).toBe(true);
+    // A row whose own check failed is in JUnit already, through that check.
+    before.requirements[0]!.checks[0]!.status = "failed";
+    writeFileSync(file, "<testsuites>\n</testsuites>\n");
+    appendObserved(file, "target", before);
+    expect(readFileSync(file, "utf8")).not.toContain("rules judged on every exchange");
   });
 });

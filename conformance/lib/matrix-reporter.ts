@@ -1,7 +1,7 @@
 // Writes the requirements matrix (Markdown and HTML) and a JSON summary, prints
 // a verdict per requirement, and fails the run when a selected requirement has
 // no check: a gap in the suite must never look like a pass.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { parse } from "yaml";
@@ -269,10 +269,37 @@ export default class MatrixReporter implements Reporter {
       writeFileSync(join(dir, "matrix.md"), markdown(summary));
       writeFileSync(join(dir, "matrix.html"), html(summary));
       if (!this.#quiet) console.log(terminal(summary, dir));
+      appendObserved(join(this.#outputDir, "junit.xml"), run.name, summary);
     }
     if (profile) return { status: anyFailed ? "failed" : "passed" };
     return anyFailed && result.status === "passed" ? { status: "failed" } : undefined;
   }
+}
+
+/**
+ * The JUnit file (Playwright's, written by the junit reporter before this one ends) gets a suite of
+ * the rows that failed only by what the rule layer observed in other checks' exchanges: every check
+ * of such a row passed, so without it a CI that reads JUnit alone would see nothing failed.
+ */
+export function appendObserved(file: string, target: string, summary: Summary): void {
+  const rows = summary.requirements.filter(
+    (r) =>
+      r.verdict === "failed" &&
+      r.checks.some((c) => c.observed) &&
+      !r.checks.some((c) => !c.observed && c.status === "failed"),
+  );
+  if (rows.length === 0 || !existsSync(file)) return;
+  const xml = readFileSync(file, "utf8");
+  const end = xml.lastIndexOf("</testsuites>");
+  if (end < 0) return;
+  const esc = (t: string) =>
+    t.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
+  const cases = rows.map((r) => {
+    const found = r.checks.filter((c) => c.observed).map((c) => `${c.title}: ${c.reason ?? ""}`);
+    return `<testcase name="${esc(r.row)}" classname="rules judged on every exchange (${esc(target)})" time="0">\n<failure message="${esc(found[0]!)}" type="observed">\n${esc(found.join("\n"))}\n</failure>\n</testcase>`;
+  });
+  const suite = `<testsuite name="rules judged on every exchange" hostname="${esc(target)}" tests="${rows.length}" failures="${rows.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
+  writeFileSync(file, xml.slice(0, end) + suite + xml.slice(end));
 }
 
 /** The requirements matrix of one target. */
