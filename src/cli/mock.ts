@@ -20,6 +20,7 @@ import {
   UsageError,
   versionsSetting,
 } from "./options.ts";
+import { printRequests } from "./request-lines.ts";
 
 export const mockCommand: Command = {
   summary: "run the stateful mock (customer API + OAuth 2.0 server)",
@@ -119,13 +120,7 @@ options (flag, else environment variable, else default):
       seedOptions: { strict: givenSeed !== "", warn: (m) => console.error(`bawa mock: ${m}`) },
       ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
     });
-    if (!values.quiet) {
-      mock.log.subscribe((e) =>
-        console.log(
-          `${e.time} ${e.method} ${e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path} -> ${e.status} (${e.ms.toFixed(1)} ms)${e.problem ? ` ${e.problem.slice(0, 160)}` : ""}${e.ignored ? ` [ignored: ${e.ignored.join(", ")}]` : ""}`,
-        ),
-      );
-    }
+    const printed = values.quiet ? undefined : printRequests(mock.log, "bawa mock");
     let listening: Listening;
     try {
       listening = await listen(mock, { host, port, allowedHosts });
@@ -173,7 +168,8 @@ Ctrl-C stops it.`);
       );
     }
     await new Promise<void>((done) => {
-      const stop = () => void listening.close().then(done);
+      // Every answered request's line is written before the process says it stopped.
+      const stop = () => void listening.close().then(() => printed?.flush().then(done) ?? done());
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
