@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // `npm test`: every check of the project, in stages that share the machine.
-// After the build, three lanes at once: the fault matrix (the longest stage,
-// started first); the unit and integration tests then the package test; the
-// static checks then the suite against the own mock, through the proxy and
-// against Prism. Much of a test is waiting on another process (a mock, the
-// suite, a browser), so three lanes keep a two-core machine busy where one
-// after the other would not; none waits for the static checks, which gate
-// nothing (their failure fails the run all the same).
+// The static checks run side by side, then two lanes at once: the unit and
+// integration tests (two files at a time), the package test and the suite
+// against Prism; and the suite against the own mock, through the proxy and the
+// fault matrix (about as long together). Much of a test is waiting on another
+// process (a mock, the suite, a browser), so two lanes keep a two-core machine
+// busy where one after the other would not.
 // Lines of stages that run at once carry the stage's name. At the end: each
 // stage's time and result, and exit 1 when any stage failed.
 //
@@ -23,11 +22,11 @@ import { parseArgs } from "node:util";
  */
 const PLAN = [
   { lanes: [["ensure-browser"], ["build"]], gate: true },
+  { lanes: [["lint"], ["lint:spec"], ["check:types"], ["typecheck"]] },
   {
     lanes: [
-      ["faults"],
-      ["test:unit", "test:package"],
-      ["lint", "lint:spec", "check:types", "typecheck", "conformance", "conformance:proxy", "conformance:prism"],
+      ["test:unit", "test:package", "conformance:prism"],
+      ["conformance", "conformance:proxy", "faults"],
     ],
   },
 ];
@@ -88,13 +87,10 @@ function runStage(name, prefixed) {
   });
 }
 
-/** Stages whose failure says nothing of the stages after them in their lane. */
-const STATIC = new Set(["lint", "lint:spec", "check:types", "typecheck"]);
-
-/** A lane stops at its first failed stage (a static check aside): the next ones would fail for the same reason. */
+/** A lane stops at its first failed stage: the next ones would fail for the same reason. */
 async function runLane(lane, prefixed) {
   for (const name of lane) {
-    if ((await runStage(name, prefixed)).code !== 0 && !STATIC.has(name)) return;
+    if ((await runStage(name, prefixed)).code !== 0) return;
   }
 }
 
