@@ -64,3 +64,8 @@ export const SCENARIOS: readonly Scenario[] = [
     request: (t) => ({ headers: { ...auth(t.access), accept: "application/json" } }),
   },
 ];
+
+/** The exchanges the bench sends through the proxies: a read, a create and the token refresh. */
+export const PROXY_SCENARIOS: readonly Scenario[] = SCENARIOS.filter((s) =>
+  ["GET Customer/{id} JSON", "POST Customer", "POST /OAuth/Token (refresh)"].includes(s.scenario),
+);

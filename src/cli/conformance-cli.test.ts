@@ -1,10 +1,9 @@
 // `bawa conformance` as a team uses it against an environment: read-only runs
-// that change nothing, cleanup of what runs left behind, retries of busy
-// answers, shards merged into one verdict. Each runs the compiled command line
+// that change nothing, cleanup of what runs left behind (retries of busy answers
+// and shards merged into one verdict: conformance-runs.test.ts, a file of its own
+// so vitest runs the two side by side). Each runs the compiled command line
 // against a mock in its own process.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,36 +11,9 @@ import { writeCopy } from "../../scripts/copy-resource.mjs";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { ownMockSettings } from "./conformance.ts";
-import { conformanceHarness, passOn, verdicts } from "./conformance-testing.ts";
+import { conformanceHarness, verdicts } from "./conformance-testing.ts";
 
 const h = conformanceHarness();
-
-/**
- * A rate-limiting gateway in front of the mock, as real environments have: every `every`-th API
- * request is answered busy without reaching the mock, alternately 429 with Retry-After in seconds
- * and 503 with Retry-After as an HTTP-date.
- */
-async function busyGateway(every: number) {
-  let apiRequests = 0;
-  const state = { busy: 0, url: "", server: undefined as unknown as Server };
-  state.server = createServer((req, res) => {
-    if (/\/api\//i.test(req.url ?? "") && ++apiRequests % every === 0) {
-      state.busy++;
-      const seconds429 = state.busy % 2 === 1;
-      req.resume();
-      res
-        .writeHead(seconds429 ? 429 : 503, {
-          "retry-after": seconds429 ? "1" : new Date(Date.now() + 1000).toUTCString(),
-        })
-        .end();
-      return;
-    }
-    passOn(req, res, h.url);
-  });
-  await new Promise<void>((r) => state.server.listen(0, "127.0.0.1", r));
-  state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}`;
-  return state;
-}
 
 // A new token each time: the suite moves the mock's clock past the lifetime of earlier ones.
 const fresh = async () => ({
@@ -169,46 +141,4 @@ describe("bawa conformance against an environment", () => {
       );
     }
   }, 30_000);
-
-  it("answers 429 and 503 are retried as Retry-After says, and the summary counts the requests and the retries", async () => {
-    const grep = ["--grep", "ERR-|CUST-FIELDS|INFO-LIST"];
-    const gateway = await busyGateway(7);
-    try {
-      const run = await h.bawa([...grep, "--output", "busy"], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
-      expect(run.code, run.out).toBe(0);
-      expect(gateway.busy).toBeGreaterThan(1);
-      const summary = JSON.parse(readFileSync(join(h.dir, "busy/summary.json"), "utf8"));
-      expect(summary.requests).toMatchObject({ retried: gateway.busy, refused: 0 });
-      expect(summary.requests.requests).toBeGreaterThan(gateway.busy * 6);
-      expect(run.out).toContain(`requests: ${summary.requests.requests} sent, ${gateway.busy} retried after 429/503`);
-
-      // Without retries every busy answer reaches the check, fails it, and is counted.
-      const before = gateway.busy;
-      const strict = await h.bawa([...grep, "--output", "busy-strict"], {
-        ...h.settings,
-        CONFORMANCE_BASE_URL: gateway.url,
-        CONFORMANCE_RETRIES: "0",
-      });
-      expect(strict.code, strict.out).toBe(1);
-      const counted = JSON.parse(readFileSync(join(h.dir, "busy-strict/summary.json"), "utf8")).requests;
-      expect(counted).toMatchObject({ retried: 0, refused: gateway.busy - before });
-    } finally {
-      gateway.server.close();
-    }
-  }, 180_000);
-
-  it("two shards merged give the same matrix as one run", async () => {
-    const grep = ["--grep", "ERR-|VER-|TOKEN-RESPONSE|CUST-NAMES"];
-    const whole = await h.bawa([...grep, "--output", "whole"]);
-    expect(whole.code, whole.out).toBe(0);
-    for (const part of ["1/2", "2/2"]) {
-      const run = await h.bawa([...grep, "--shard", part, "--output", `shard-${part[0]}`]);
-      expect(run.code, run.out).toBe(0);
-    }
-    const merged = await h.bawa(["merge", "shard-1", "shard-2", "--output", "merged"]);
-    expect(merged.code, merged.out).toBe(0);
-    const one = verdicts(join(h.dir, "whole/summary.json"));
-    expect(Object.values(one).filter((v) => v === "passed").length).toBeGreaterThan(5);
-    expect(verdicts(join(h.dir, "merged/summary.json"))).toEqual(one);
-  }, 180_000);
 });

@@ -22,6 +22,7 @@ import {
   unusableContract,
   versionsSetting,
 } from "./options.ts";
+import { printRequests } from "./request-lines.ts";
 
 export const mockCommand: Command = {
   summary: "run the stateful mock (customer API + OAuth 2.0 server)",
@@ -123,13 +124,7 @@ options (flag, else environment variable, else default):
         ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
       }),
     );
-    if (!values.quiet) {
-      mock.log.subscribe((e) =>
-        console.log(
-          `${e.time} ${e.method} ${e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path} -> ${e.status} (${e.ms.toFixed(1)} ms)${e.problem ? ` ${e.problem.slice(0, 160)}` : ""}${e.ignored ? ` [ignored: ${e.ignored.join(", ")}]` : ""}`,
-        ),
-      );
-    }
+    const printed = values.quiet ? undefined : printRequests(mock.log, "bawa mock");
     let listening: Listening;
     try {
       listening = await listen(mock, { host, port, allowedHosts });
@@ -177,7 +172,8 @@ Ctrl-C stops it.`);
       );
     }
     await new Promise<void>((done) => {
-      const stop = () => void listening.close().then(done);
+      // Every answered request's line is written before the process says it stopped.
+      const stop = () => void listening.close().then(() => printed?.flush().then(done) ?? done());
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });

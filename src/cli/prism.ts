@@ -72,7 +72,9 @@ export function startPrism(opts: {
   /** The OpenAPI document (default: the project's openapi/openapi.yaml). */
   contract?: string;
   dynamic?: boolean;
-  output?: "inherit" | "pipe";
+  output?: "inherit" | "pipe" | "ignore";
+  /** Prism's proxy mode in front of this URL (the bench's), instead of its mock. */
+  upstream?: string;
 }): RunningPrism {
   const contract = compileContract(opts.contract);
   const seed = loadSeed(contract, opts.seedDir ?? DEFAULT_SEED_DIR, { strict: false });
@@ -93,10 +95,11 @@ export function startPrism(opts: {
       "Prism is not installed: it is an optional peer dependency of bawa. Install it beside bawa: npm install @stoplight/prism-cli@5.14.2",
     );
   }
-  const args = [prism, "mock", file, "--host", opts.host, "--port", String(opts.port), "--errors", "false"];
+  const mode = opts.upstream ? ["proxy", file, opts.upstream] : ["mock", file];
+  const args = [prism, ...mode, "--host", opts.host, "--port", String(opts.port), "--errors", "false"];
   if (opts.dynamic) args.push("--dynamic");
   const child = spawn(process.execPath, args, {
-    stdio: opts.output === "pipe" ? ["ignore", "pipe", "pipe"] : "inherit",
+    stdio: opts.output === "pipe" ? ["ignore", "pipe", "pipe"] : (opts.output ?? "inherit"),
   });
   const exited = new Promise<number>((done) =>
     child.on("exit", (c) => {

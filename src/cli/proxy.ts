@@ -12,6 +12,7 @@ import {
   setting,
   UsageError,
 } from "./options.ts";
+import { printRequests } from "./request-lines.ts";
 
 export const proxyCommand: Command = {
   summary: "put bawa between a client and a real environment: judge every answer, record what it saw",
@@ -98,18 +99,7 @@ options (flag, else environment variable, else default):
       if (err instanceof RecordingError) throw new UsageError(`--record: ${err.message}`);
       throw listenError(err, host, port);
     }
-    if (!values.quiet) {
-      proxy.log.subscribe((e) => {
-        const path = e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path;
-        const broken = e.violations?.map(
-          (v) =>
-            `\n    ✗ ${v.requirement} ${v.where}: expected ${v.expected}${v.found === undefined ? "" : `, found ${v.found}`}`,
-        );
-        console.log(
-          `${e.time} ${e.method} ${path} -> ${e.status} (${e.ms.toFixed(1)} ms)${e.problem ? ` ${e.problem.slice(0, 160)}` : ""}${broken?.join("") ?? ""}`,
-        );
-      });
-    }
+    const printed = values.quiet ? undefined : printRequests(proxy.log, "bawa proxy");
     const dashboard = `${proxy.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa proxy listening on ${proxy.url}, in front of ${url.origin}${url.pathname.replace(/\/$/, "")}
   judges:     every answer against the description (the contract, assumptions loosened) and the suite's rules
@@ -118,7 +108,7 @@ options (flag, else environment variable, else default):
   report:     ${reportDir ? `${reportDir}/violations.md and .json when the proxy stops` : "off (--report <dir>)"}
 Ctrl-C stops it.`);
     await new Promise<void>((done) => {
-      const stop = () => void proxy.close().then(done);
+      const stop = () => void proxy.close().then(() => printed?.flush().then(done) ?? done());
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });

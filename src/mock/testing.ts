@@ -178,11 +178,17 @@ export function freshMock(): { mock: BawaMock; auth: { authorization: string } }
   return { mock, auth: { authorization: `Bearer ${codeFlowTokens(mock).access_token}` } };
 }
 
-/** Starts `bawa mock` as its own process (port 0) and resolves with its address once it listens. */
-export function spawnMock(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts `bawa mock` as its own process (port 0) and resolves with its address once it listens;
+ * `--quiet` unless `log` (its request log is then on standard output, for the caller to read).
+ */
+export function spawnMock(
+  args: string[] = [],
+  { log = false }: { log?: boolean } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [resolve(PROJECT_ROOT, "bin/bawa.js"), "mock", "--port", "0", "--quiet", ...args],
+    [resolve(PROJECT_ROOT, "bin/bawa.js"), "mock", "--port", "0", ...(log ? [] : ["--quiet"]), ...args],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   return new Promise((done, fail) => {

@@ -93,6 +93,22 @@ describe("JSON and XML in both directions", () => {
     expect(res.json().Message).toContain(message);
   });
 
+  it("JSON with a property given twice is 400 naming it, not the last value kept (body.invalid)", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, ...JSON_BODY },
+      body: '{"Name":"a","Addresses":[{"City":"Urk"}],"Name":"b"}',
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().Message).toBe("The request body gives the property Name twice; give each property once.");
+    expect(res.meta?.code).toBe("body.invalid");
+    const nested = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, ...JSON_BODY },
+      body: '{"Name":"a","Addresses":[{"City":"Urk","City":"Emmeloord"}]}',
+    });
+    expect(nested.json().Message).toContain("gives the property Addresses.0.City twice");
+  });
+
   it.each(["application/xml", "text/xml"])("creates from %s and answers in the same media type", (type) => {
     const { mock, auth } = freshMock();
     const xml = `<?xml version="1.0"?><Customer xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><CustomerId></CustomerId><Name>Vishandel &amp; Zn.</Name><CreditLimit>1000.5</CreditLimit><IsInFactoring>true</IsInFactoring><Email i:nil="true"/><CustomerGroupId>3</CustomerGroupId><Addresses><Address><City>Urk</City></Address></Addresses></Customer>`;

@@ -214,13 +214,15 @@ export function decodeBody(
   const kind = format.kind === "json" ? "JSON" : "XML";
   let value: unknown;
   let plain = false;
+  let escaped = false;
   try {
     if (format.kind === "json") {
       value = JSON.parse(text.text);
       // Escapes (\u0001, \b, \f) write characters the text itself does not show: a text with a
       // backslash is checked string by string. JSON.parse refuses a raw control character in a
       // string, so ASCII text with no backslash holds only characters XML carries.
-      plain = text.ascii ? !text.text.includes("\\") : PLAIN_JSON_TEXT.test(text.text);
+      escaped = text.text.includes("\\");
+      plain = text.ascii ? !escaped : PLAIN_JSON_TEXT.test(text.text);
     } else {
       const declared = /^<\?xml[^>]*\sencoding\s*=\s*["']([^"']*)["']/.exec(text.text)?.[1];
       if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
@@ -235,6 +237,7 @@ export function decodeBody(
     const reason = err instanceof XmlError || err instanceof SyntaxError ? err.message : String(err);
     return fail(400, `The request body is not valid ${kind}: ${reason}`);
   }
+  walked = 0;
   const depth = depthOf(value, MAX_BODY_DEPTH);
   if (depth > MAX_BODY_DEPTH) {
     return fail(
@@ -242,7 +245,82 @@ export function decodeBody(
       `The request body is nested more than ${MAX_BODY_DEPTH} levels deep, the most this service reads (A-LIMITS).`,
     );
   }
+  if (format.kind === "json") {
+    // JSON.parse keeps the last of a name given twice in one object: the first value would be lost.
+    const twice = givenTwice(text.text, value, escaped);
+    if (twice !== undefined) {
+      return fail(400, `The request body gives the property ${twice} twice; give each property once.`);
+    }
+  }
   return { ok: true, value, plain };
+}
+
+/**
+ * The first property a JSON text gives twice in one object, as a path (`Addresses.0.City`), or
+ * undefined. Every body is asked, so first a count: outside its strings a JSON text has one colon
+ * per property it gives; inside them, as many as their values hold when no escape writes one
+ * (`escaped`: the text has a backslash). The parsed value has one property fewer, and its strings
+ * no more colons, for each name given twice: depthOf() counts them on its way (`walked`; colons in
+ * names are not counted, so such a rare text is read as below). Only when the counts
+ * differ, or could hide a difference behind an escape, is the text read property by property.
+ */
+function givenTwice(text: string, value: unknown, escaped: boolean): string | undefined {
+  const colons = typeof value === "string" ? colonsIn(value) : walked;
+  if (!escaped && colonsIn(text) === colons) return undefined;
+  return firstRepeated(text);
+}
+
+/** The property a JSON text JSON.parse read as `value` gives twice, as decodeBody() finds it. */
+export function propertyGivenTwice(text: string, value: unknown): string | undefined {
+  walked = 0;
+  depthOf(value, Number.POSITIVE_INFINITY);
+  return givenTwice(text, value, text.includes("\\"));
+}
+
+function colonsIn(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf(":"); i !== -1; i = s.indexOf(":", i + 1)) n++;
+  return n;
+}
+
+/** The first name given twice in one object of a JSON text JSON.parse read, as a path. */
+function firstRepeated(text: string): string | undefined {
+  // One frame per open object or array: an object's names so far and the one being read, an
+  // array's index; each frame's path is where it sits.
+  const frames: Array<{ names: Set<string> | undefined; name: string; index: number; path: string }> = [];
+  const inner = (name: string) => {
+    const top = frames.at(-1);
+    return top?.path ? `${top.path}.${name}` : name;
+  };
+  const here = () => {
+    const top = frames.at(-1);
+    return top === undefined ? "" : inner(top.names ? top.name : String(top.index));
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      const top = frames.at(-1);
+      let next = end + 1;
+      while (next < text.length && " \t\n\r".includes(text[next]!)) next++;
+      if (top?.names && text.charCodeAt(next) === 0x3a) {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.names.has(name)) return inner(name);
+        top.names.add(name);
+        top.name = name;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      frames.push({ names: c === 0x7b ? new Set() : undefined, name: "", index: 0, path: here() });
+    } else if (c === 0x7d || c === 0x5d) {
+      frames.pop();
+    } else if (c === 0x2c) {
+      const top = frames.at(-1);
+      if (top && !top.names) top.index++;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -291,8 +369,16 @@ function firstInvalidUtf8(b: Buffer): number {
 }
 
 /**
+ * Properties and colons in strings seen by the last depthOf() walk: what the value's JSON text
+ * has of colons, names aside (see givenTwice()). A count kept beside the walk, so the walk that
+ * every body takes makes it without a return value to allocate.
+ */
+let walked = 0;
+
+/**
  * How deeply arrays and objects nest in a value; stops past `limit`, so the recursion is never
- * deeper than the limit however deep the value is (JSON.parse builds any depth).
+ * deeper than the limit however deep the value is (JSON.parse builds any depth). Counts into
+ * `walked` on its way.
  */
 function depthOf(value: unknown, limit: number, depth = 1): number {
   if (typeof value !== "object" || value === null) return 0;
@@ -300,14 +386,23 @@ function depthOf(value: unknown, limit: number, depth = 1): number {
   let deepest = depth;
   if (Array.isArray(value)) {
     for (const v of value) {
-      if (typeof v === "object" && v !== null) deepest = Math.max(deepest, depthOf(v, limit, depth + 1));
-      if (deepest > limit) return deepest;
+      if (typeof v === "string") {
+        if (v.includes(":")) walked += colonsIn(v);
+      } else if (typeof v === "object" && v !== null) {
+        deepest = Math.max(deepest, depthOf(v, limit, depth + 1));
+        if (deepest > limit) return deepest;
+      }
     }
   } else {
     for (const k in value) {
+      walked++;
       const v = (value as Record<string, unknown>)[k];
-      if (typeof v === "object" && v !== null) deepest = Math.max(deepest, depthOf(v, limit, depth + 1));
-      if (deepest > limit) return deepest;
+      if (typeof v === "string") {
+        if (v.includes(":")) walked += colonsIn(v);
+      } else if (typeof v === "object" && v !== null) {
+        deepest = Math.max(deepest, depthOf(v, limit, depth + 1));
+        if (deepest > limit) return deepest;
+      }
     }
   }
   return deepest;

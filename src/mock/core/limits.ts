@@ -57,3 +57,9 @@ export const MAX_CLOCK_STEP_SECONDS = 10 * 365 * 24 * 3600;
 /** A request's headers must arrive within this time, the whole request within the next. */
 export const HEADERS_TIMEOUT_MS = 5_000;
 export const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * An idle connection is kept this long between requests (nginx's 75 s; Node.js's own 5 s). Longer
+ * than clients keep one (fetch: 4 s), so the client closes first: with 5 s, a client that reused
+ * a connection under load as the mock closed it saw ECONNRESET for a request it had sent.
+ */
+export const KEEP_ALIVE_MS = 75_000;

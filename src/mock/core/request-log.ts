@@ -38,7 +38,8 @@ export interface LoggedViolation {
 
 /** What is recorded per request: the times as numbers, turned into ISO text only when read. */
 export type Recorded = Omit<LoggedRequest, "id" | "time" | "mockTime"> & { at: number; mockAt: number };
-type Entry = Omit<LoggedRequest, "time" | "mockTime"> & { at: number; mockAt: number };
+/** An entry as kept: its times as numbers (what a listener is given; `readable()` makes them text). */
+export type Entry = Omit<LoggedRequest, "time" | "mockTime"> & { at: number; mockAt: number };
 
 export const LOG_SIZE = 500;
 const MAX_TEXT = 300;
@@ -51,7 +52,7 @@ export class RequestLog {
   #next = 1;
   /** The oldest id kept since the last clear(). */
   #first = 1;
-  #listeners = new Set<(e: LoggedRequest) => void>();
+  #listeners = new Set<(e: Entry) => void>();
 
   constructor(readonly size = LOG_SIZE) {}
 
@@ -78,7 +79,7 @@ export class RequestLog {
       violations: entry.violations,
     };
     this.#ring[(e.id - 1) % this.size] = e;
-    for (const l of this.#listeners) l(readable(e));
+    for (const l of this.#listeners) l(e);
   }
 
   /** Entries after the id `after` (0: all kept), oldest first. */
@@ -97,8 +98,11 @@ export class RequestLog {
     return this.#next - this.#oldest();
   }
 
-  /** Called with every new entry (the command line prints them). */
-  subscribe(listener: (e: LoggedRequest) => void): () => void {
+  /**
+   * Called with every new entry as it is kept, its times as numbers (the command line prints
+   * them; a listener runs on every request, so it is given the entry without a copy).
+   */
+  subscribe(listener: (e: Entry) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

@@ -1,6 +1,7 @@
 // The adapter over a real port: what only the network shows.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEEP_ALIVE_MS } from "../core/limits.ts";
 import { buildMock } from "../index.ts";
 import { codeFlowTokens } from "../testing.ts";
 import { type Listening, listen } from "./listen.ts";
@@ -48,6 +49,15 @@ describe("the mock over a real port", () => {
     expect(deleted.status).toBe(200);
     expect(deleted.headers.get("content-length")).toBe("0");
     expect((await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { headers: auth })).status).toBe(404);
+  });
+
+  it("keeps an idle connection longer than a client keeps one, and says so, so the client closes first", async () => {
+    // A connection the server closes while the client reuses it loses the client's request
+    // (ECONNRESET): fetch keeps an idle one 4 s, and less than the server's Keep-Alive hint.
+    const res = await fetch(`${server.url}/__mock/clock`);
+    await res.arrayBuffer();
+    expect(res.headers.get("keep-alive")).toBe(`timeout=${KEEP_ALIVE_MS / 1000}`);
+    expect(KEEP_ALIVE_MS).toBeGreaterThan(4_000);
   });
 
   it("answers 401 with the Bearer challenge without a token", async () => {

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo, createServer as createNetServer, isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import { bodyBytes, type MockRequest, type MockResponse } from "../core/http.ts";
-import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
+import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, KEEP_ALIVE_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
 
 export { BODY_LIMIT_BYTES };
 
@@ -47,6 +47,7 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
       maxHeaderSize: 16 * 1024,
       headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
       requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_MS,
       // Node checks the two timeouts above only this often (default 30 s).
       connectionsCheckingInterval: 1_000,
     },

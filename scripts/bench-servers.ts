@@ -1,0 +1,176 @@
+// Servers under load for `npm run bench` and `npm run bench:proxy`: started as separate processes,
+// loaded with autocannon on loopback, and measured by the CPU time their processes spent (/proc).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import autocannon from "autocannon";
+import { freePort } from "../src/mock/node/listen.ts";
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Requests per CPU measurement (BENCH_REQUESTS); Prism, about ten times slower, gets a tenth. */
+export const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+
+export interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  startMs: number;
+  /** Lines the server wrote to standard output so far, when it was started with `stdout: "pipe"`. */
+  lines: () => number;
+}
+
+export interface StartOptions {
+  /**
+   * "pipe": standard output goes to a pipe this process reads (and counts the lines of), as a
+   * terminal or `npm start | tee` takes it; "ignore" (the default): /dev/null.
+   */
+  stdout?: "pipe" | "ignore";
+}
+
+/** Starts `node <args>` ("{port}" in them replaced by a free port) and waits for `probePath` to answer. */
+export async function start(name: string, args: string[], probePath: string, opts: StartOptions = {}): Promise<Server> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    args.map((a) => a.replace("{port}", String(port))),
+    { stdio: ["ignore", opts.stdout ?? "ignore", "ignore"] },
+  );
+  return answering(name, child, `http://127.0.0.1:${port}`, probePath, started);
+}
+
+/** Waits for a started server to answer `probePath` (any answer), at most 60 s. */
+export async function answering(
+  name: string,
+  child: ChildProcess,
+  url: string,
+  probePath: string,
+  started = performance.now(),
+): Promise<Server> {
+  let lines = 0;
+  child.stdout?.on("data", (chunk: Buffer) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before answering`);
+    try {
+      await fetch(`${url}${probePath}`, { signal: AbortSignal.timeout(500) });
+      return { name, url, child, startMs: performance.now() - started, lines: () => lines };
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    if (performance.now() - started > 60_000) throw new Error(`${name} did not answer within 60 s`);
+  }
+}
+
+export const stop = (s: Server) =>
+  new Promise<void>((done) => {
+    if (s.child.exitCode !== null || s.child.signalCode !== null) return done();
+    s.child.once("exit", () => done());
+    s.child.kill("SIGTERM");
+  });
+
+/** One start is noise on a shared machine: the median of `n` starts (`first` were made already), each stopped again. */
+export async function medianStart(name: string, args: string[], n: number, first: number[] = []): Promise<number> {
+  const starts = [...first];
+  while (starts.length < n) {
+    const again = await start(name, args, "/__mock/clock");
+    starts.push(again.startMs);
+    await stop(again);
+  }
+  return starts.sort((a, b) => a - b)[Math.floor(n / 2)]!;
+}
+
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time (user + system) the server's processes spent per answer, in µs; see cpuMs(). */
+  cpuUs?: number;
+  /** Answers the CPU time was measured over. */
+  requests?: number;
+}
+
+export interface LoadOptions {
+  connections?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  seconds?: number;
+  /** Send exactly this many requests instead of running for `seconds` (CPU per answer needs a fixed count). */
+  amount?: number;
+}
+
+export async function load(url: string, opts: LoadOptions = {}): Promise<Load> {
+  const r = await autocannon({
+    url,
+    connections: opts.connections ?? 50,
+    ...(opts.amount ? { amount: opts.amount } : { duration: opts.seconds ?? SECONDS }),
+    method: (opts.method ?? "GET") as "GET",
+    headers: opts.headers ?? {},
+    ...(opts.body ? { body: opts.body } : {}),
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU time (user + system, ms) of a process and every process below it, from /proc: the server's
+ * own cost, whatever the load generator and the neighbours on a shared machine do meanwhile
+ * (throughput measures them too). Prism answers from a child of `bawa prism`, hence the tree.
+ */
+export function cpuMs(root: number): number {
+  const parent = new Map<number, number>();
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parent.set(Number(entry), Number(f[1]));
+      ticks.set(Number(entry), Number(f[11]) + Number(f[12]));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  let total = 0;
+  for (const [pid, t] of ticks) {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        total += t;
+        break;
+      }
+    }
+  }
+  return (total * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * A fixed number of requests after a warm-up, with the server's CPU time over them: µs of CPU per
+ * answer, beside req/s and latency of the same run.
+ */
+export async function measure(server: Server, url: string, opts: LoadOptions = {}): Promise<Load> {
+  const amount = opts.amount ?? REQUESTS;
+  await load(url, { ...opts, amount: Math.max(500, Math.round(amount / 10)) });
+  const before = cpuMs(server.child.pid!);
+  const result = await load(url, { ...opts, amount });
+  const spent = cpuMs(server.child.pid!) - before;
+  return { ...result, cpuUs: (spent * 1000) / amount, requests: amount };
+}
+
+export function rssMb(pid: number | undefined): number | undefined {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,81 @@
+// The request log as `npm start` prints it: the lines, and none lost when the mock is stopped.
+import { Agent, request } from "node:http";
+import { describe, expect, it } from "vitest";
+import { backgroundTokens } from "../mock/node/client.ts";
+import { spawnMock } from "../mock/testing.ts";
+import { requestLine } from "./request-lines.ts";
+
+const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
+
+describe("a request's line", () => {
+  it("says when, what, the answer and its time; then the problem, the ignored properties and each broken rule", () => {
+    expect(requestLine({ ...entry, path: "/v1/api/DEMO/Customer" })).toBe(
+      "2026-11-24T09:30:00.000Z POST /v1/api/DEMO/Customer -> 400 (1.3 ms)",
+    );
+    expect(
+      requestLine({
+        ...entry,
+        path: `/${"p".repeat(120)}`,
+        problem: "x".repeat(200),
+        ignored: ["Foo", "Bar"],
+        violations: [
+          { requirement: "DATA-JSON", where: "body", expected: "an object" },
+          { requirement: "ERR-400", where: "status", expected: "400", found: "500" },
+        ],
+      }),
+    ).toBe(
+      `2026-11-24T09:30:00.000Z POST /${"p".repeat(99)}... -> 400 (1.3 ms) ${"x".repeat(160)} [ignored: Foo, Bar]` +
+        "\n    ✗ DATA-JSON body: expected an object\n    ✗ ERR-400 status: expected 400, found 500",
+    );
+  });
+});
+
+describe("the printed request log", () => {
+  it("holds the line of every answered request when the mock is stopped with SIGTERM under load", async () => {
+    const { child, url } = await spawnMock([], { log: true });
+    let out = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", done));
+    const { access } = await backgroundTokens(url);
+    // Bounded load on loopback: 8 keep-alive connections, each asking until the mock goes away
+    // (or 4,000 requests in all); every request has its own number in the query.
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const answered: number[] = [];
+    let next = 0;
+    const ask = (n: number) =>
+      new Promise<boolean>((done) => {
+        const req = request(`${url}/v1/api/DEMO/Customer/1001?n=${n}`, {
+          agent,
+          headers: { authorization: `Bearer ${access}` },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          res.on("end", () => {
+            if (res.statusCode === 200) answered.push(n);
+            done(true);
+          });
+          res.on("error", () => done(false));
+        });
+        req.on("error", () => done(false));
+        req.end();
+      });
+    const client = async () => {
+      while (next < 4_000) if (!(await ask(next++))) return;
+    };
+    const clients = Array.from({ length: 8 }, client);
+    // Stopped in the middle of the load: once some hundreds are answered.
+    while (answered.length < 300 && next < 4_000) await new Promise((r) => setTimeout(r, 5));
+    child.kill("SIGTERM");
+    await Promise.all(clients);
+    agent.destroy();
+    expect(await exited).toBe(0);
+    expect(answered.length).toBeGreaterThanOrEqual(300);
+    const logged = new Set(
+      [...out.matchAll(/ GET \/v1\/api\/DEMO\/Customer\/1001\?n=(\d+) -> 200 /g)].map((m) => m[1]),
+    );
+    expect(answered.filter((n) => !logged.has(String(n)))).toEqual([]);
+    expect(out.trimEnd().endsWith("bawa mock stopped")).toBe(true);
+  }, 60_000);
+});
