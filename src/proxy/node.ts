@@ -433,7 +433,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           res.writeHead(status, answer.statusMessage, flat(out));
           res.end(raw);
         }
-        const place = judge.places.of(ex.method, ex.url);
+        const place = judge.placeOf(ex);
         const op = place.operation;
         const problem = notRead
           ? `the request body is larger than ${judgeLimit} bytes: forwarded, not read (the exchange is not judged)`

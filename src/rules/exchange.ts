@@ -1,7 +1,7 @@
 // One request and its answer, in plain data, as bawa proxy saw them or the
 // suite sent them: what the rules read. Violations name the requirement they
 // break by its generated id, so a typo is a type error.
-import { createHash } from "node:crypto";
+import crypto, { createHash } from "node:crypto";
 import type { RequirementId } from "./generated/requirements.ts";
 import { basicCredentials as readBasic } from "./oauth.ts";
 
@@ -44,12 +44,20 @@ export const text = (body: Buffer | undefined) => body?.toString("utf8") ?? "";
 
 /** The body as JSON, or undefined when it is not JSON. */
 export function jsonOf(body: Buffer | undefined): { value: unknown } | undefined {
+  if (!body) return undefined;
+  // Several steps (the judge's, the request's problem, the recording) read one body: it is parsed
+  // once. Its value is shared, so no reader may change it.
+  if (parsedBodies.has(body)) return parsedBodies.get(body);
+  let parsed: { value: unknown } | undefined;
   try {
-    return { value: JSON.parse(text(body).replace(/^\uFEFF/, "")) };
+    parsed = { value: JSON.parse(text(body).replace(/^\uFEFF/, "")) };
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  parsedBodies.set(body, parsed);
+  return parsed;
 }
+const parsedBodies = new WeakMap<Buffer, { value: unknown } | undefined>();
 
 /** The query of a request target. */
 export function queryOf(url: string): URLSearchParams {
@@ -73,7 +81,10 @@ export function basicCredentials(authorization: string | undefined): { id: strin
 }
 
 /** A fingerprint of a secret value (token, code, client secret): the proxy keeps these, never the values. */
-export const fingerprint = (value: string) => createHash("sha256").update(value).digest("base64url").slice(0, 22);
+export const fingerprint = (value: string) =>
+  // crypto.hash (Node 20.12+) is the one-shot form: no Hash object per token.
+  (hash ? hash("sha256", value, "base64url") : createHash("sha256").update(value).digest("base64url")).slice(0, 22);
+const hash = (crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }).hash;
 
 /** The parameters of a redirect's query and fragment. */
 export function redirectParams(

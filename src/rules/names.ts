@@ -3,6 +3,21 @@
 // compared without case. Fields an implementation adds beyond the description
 // never fail a check: every view below drops them.
 
+// A resource's fields are one array for its life: their lower-case names are made once per array.
+interface Names {
+  exact: ReadonlySet<string>;
+  byLower: ReadonlyMap<string, string>;
+}
+const lowered = new WeakMap<readonly string[], Names>();
+function namesOf(fields: readonly string[]): Names {
+  let names = lowered.get(fields);
+  if (!names) {
+    names = { exact: new Set(fields), byLower: new Map(fields.map((f) => [f.toLowerCase(), f])) };
+    lowered.set(fields, names);
+  }
+  return names;
+}
+
 /** How a reader compares names: exactly, or without case (CONFORMANCE_CASE_INSENSITIVE_NAMES). */
 export interface NameReading {
   caseInsensitiveNames: boolean;
@@ -13,9 +28,9 @@ export function otherCase(
   value: Record<string, unknown>,
   fields: readonly string[],
 ): Array<[found: string, field: string]> {
-  const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
+  const { exact, byLower } = namesOf(fields);
   return Object.keys(value)
-    .filter((k) => !fields.includes(k) && byLower.has(k.toLowerCase()))
+    .filter((k) => !exact.has(k) && byLower.has(k.toLowerCase()))
     .map((k) => [k, byLower.get(k.toLowerCase())!]);
 }
 
@@ -33,11 +48,11 @@ export function described(
 ): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
   const loose = t.caseInsensitiveNames || always;
-  const byLower = new Map(fields.map((f) => [f.toLowerCase(), f]));
+  const names = namesOf(fields);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    const exact = fields.includes(k);
-    const field = exact ? k : loose ? byLower.get(k.toLowerCase()) : undefined;
+    const exact = names.exact.has(k);
+    const field = exact ? k : loose ? names.byLower.get(k.toLowerCase()) : undefined;
     // The exact spelling wins over another case of the same name.
     if (field !== undefined && (exact || !(field in out))) out[field] = v;
   }

@@ -84,6 +84,16 @@ function remember(d: Pick<DataCall, "memory">, key: string, change: Partial<Obje
 
 /** The format an Accept header asks for when it names only JSON or only XML; otherwise none. */
 function acceptedFormat(accept: string | undefined): "json" | "xml" | undefined {
+  const key = accept ?? "";
+  if (formatsAsked.has(key)) return formatsAsked.get(key);
+  const asked = formatOf(accept);
+  // Clients send a few Accept values over and over; a flood of new ones is not kept.
+  if (formatsAsked.size < 256) formatsAsked.set(key, asked);
+  return asked;
+}
+const formatsAsked = new Map<string, "json" | "xml" | undefined>();
+
+function formatOf(accept: string | undefined): "json" | "xml" | undefined {
   const ranges = (accept ?? "")
     .split(",")
     .map((p) => p.split(";"))

@@ -9,7 +9,7 @@ import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, ty
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
 import { oauthFacts } from "../oauth.ts";
-import { Places } from "../places.ts";
+import { type Place, Places } from "../places.ts";
 import { AUTHORIZE } from "./authorize.ts";
 import { DATA, NO_DATABASE, READ_ONLY_PATHS } from "./data.ts";
 import { PAGES, RESULTS } from "./redirects.ts";
@@ -144,9 +144,21 @@ export class Judge {
     this.#kinds = new Set(options.kinds ?? ["spec", "oauth"]);
   }
 
+  readonly #placed = new WeakMap<Exchange, Place>();
+
+  /** Where an exchange went, read once however many readers ask (the judge, the log, the recording). */
+  placeOf(ex: Exchange): Place {
+    let place = this.#placed.get(ex);
+    if (!place) {
+      place = this.places.of(ex.method, ex.url);
+      this.#placed.set(ex, place);
+    }
+    return place;
+  }
+
   /** The violations one exchange shows, given what came before it. */
   judge(ex: Exchange): Judgement[] {
-    const place = this.places.of(ex.method, ex.url);
+    const place = this.placeOf(ex);
     const judged: Judged = {
       ex,
       place,
@@ -184,7 +196,7 @@ export class Judge {
    * shown in the request log beside the answer, never counted as the service's violation.
    */
   requestProblem(ex: Exchange): string | undefined {
-    const place = this.places.of(ex.method, ex.url);
+    const place = this.placeOf(ex);
     if (!place.version) return undefined;
     let problems: Problem[] = [];
     let what = "";
