@@ -68,11 +68,19 @@ export function queryOf(url: string): URLSearchParams {
 /** A form body (`application/x-www-form-urlencoded`), single values; repeated names keep the first. */
 export function formOf(ex: Pick<Exchange, "requestHeaders" | "requestBody">): Record<string, string> | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  // No prototype: a parameter named __proto__ or constructor is a parameter like any other.
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of new URLSearchParams(text(ex.requestBody))) if (!Object.hasOwn(out, k)) out[k] = v;
-  return out;
+  const body = ex.requestBody ?? EMPTY;
+  let form = forms.get(body);
+  if (!form) {
+    // No prototype: a parameter named __proto__ or constructor is a parameter like any other.
+    form = Object.create(null) as Record<string, string>;
+    for (const [k, v] of new URLSearchParams(text(body))) if (!Object.hasOwn(form, k)) form[k] = v;
+    forms.set(body, form);
+  }
+  return form;
 }
+// A form is read once however many steps read it; its value is shared, so no reader may change it.
+const forms = new WeakMap<Buffer, Record<string, string>>();
+const EMPTY = Buffer.alloc(0);
 
 /** Client credentials of an HTTP Basic header (RFC 6749 2.3.1), read as the mock reads them. */
 export function basicCredentials(authorization: string | undefined): { id: string; secret: string } | undefined {
