@@ -77,6 +77,34 @@ describe("the mock over a real port", () => {
     expect((await fetch(`${server.url}/v1/api/DEMO/Customer/1001`, { headers: auth })).status).toBe(200);
   });
 
+  it("reads the whole of a body over the limit before its 413, so the client gets the answer", async () => {
+    // Answered while the client still sent, the 413 was lost now and then: the connection closed
+    // under the client's writes ("other side closed"), a race that a loaded machine won.
+    const part = "x".repeat(512 * 1024);
+    const head = `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${part.length * 3}\r\n\r\n`;
+    const seen = await new Promise<{ answer: string; answeredBeforeLastPart: boolean }>((resolve, reject) => {
+      let answer = "";
+      let lastPartSent = false;
+      let answeredBeforeLastPart = false;
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1", async () => {
+        socket.write(head);
+        for (let i = 0; i < 3; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          socket.write(part);
+        }
+        lastPartSent = true;
+      });
+      socket.on("data", (d) => {
+        if (!lastPartSent) answeredBeforeLastPart = true;
+        answer += d;
+      });
+      socket.on("close", () => resolve({ answer, answeredBeforeLastPart }));
+      socket.on("error", reject);
+    });
+    expect(seen.answer).toMatch(/^HTTP\/1.1 413 /);
+    expect(seen.answeredBeforeLastPart).toBe(false);
+  });
+
   it("refuses a streamed body that grows over the limit without Content-Length", async () => {
     const chunk = "x".repeat(64 * 1024);
     const body = new ReadableStream({

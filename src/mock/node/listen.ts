@@ -11,6 +11,12 @@ export { BODY_LIMIT_BYTES };
 
 /** How often expired state is dropped (the core decides what has expired, on its own clock). */
 const SWEEP_INTERVAL_MS = 30_000;
+/**
+ * How much of a body over the limit is read and dropped before the 413, so that the client reads
+ * it, and how long a pause in that body ends the wait (a body that stalls is answered anyway).
+ */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const DRAIN_PAUSE_MS = 300;
 
 export interface Handle {
   handle(req: MockRequest): MockResponse;
@@ -165,32 +171,48 @@ function fail(res: ServerResponse, err: unknown): void {
  * request timeout); nothing over the limit is kept.
  */
 function readBody(req: IncomingMessage, limit: number, done: (body: Buffer | undefined | "too-large") => void): void {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) {
-    req.resume();
-    done("too-large");
-    return;
-  }
   const chunks: Buffer[] = [];
   let size = 0;
   let answered = false;
+  const declared = Number(req.headers["content-length"] ?? 0);
+  let tooLarge = declared > limit;
+  let pause: NodeJS.Timeout | undefined;
   const finish = (body: Buffer | undefined | "too-large") => {
+    clearTimeout(pause);
     if (answered) return;
     answered = true;
     done(body);
   };
+  const drain = () => {
+    clearTimeout(pause);
+    pause = setTimeout(() => finish("too-large"), DRAIN_PAUSE_MS);
+  };
+  if (declared > DRAIN_LIMIT_BYTES) {
+    req.resume();
+    finish("too-large");
+    return;
+  }
+  if (tooLarge) drain();
   req.on("data", (chunk: Buffer) => {
     if (answered) return;
     size += chunk.length;
-    if (size > limit) {
+    if (tooLarge) {
+      // An answer written while the client still sends its body is lost to most clients (they
+      // see the connection close before they read it): the rest is read and dropped first, up to
+      // a bound past which the client is told at once and the connection closes.
+      if (size > DRAIN_LIMIT_BYTES) finish("too-large");
+      else drain();
+    } else if (size > limit) {
+      tooLarge = true;
       chunks.length = 0;
-      finish("too-large");
+      drain();
     } else {
       chunks.push(chunk);
     }
   });
-  req.on("end", () => finish(size === 0 ? undefined : Buffer.concat(chunks)));
+  req.on("end", () => finish(tooLarge ? "too-large" : size === 0 ? undefined : Buffer.concat(chunks)));
   req.on("error", () => {
+    clearTimeout(pause);
     answered = true; // the client went away; nobody is left to answer
   });
 }
