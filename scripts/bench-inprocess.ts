@@ -132,10 +132,19 @@ export function judgeCosts(scenarios: readonly Scenario[]): Cost[] {
     const ex = exchangeOf(request, mock.handle(request));
     if (ex.status >= 300) throw new Error(`${s.scenario} answered ${ex.status}`);
     if (judge.judge(ex).length > 0) throw new Error(`${s.scenario}: the judge found the mock's answer wrong`);
+    // Each call judges a new exchange, as the proxy hands over: its own object, headers and
+    // buffers, so no reading of an earlier call (the place, the parsed body) is found cached.
     return cost(s.scenario, () => {
-      judge.judge(ex);
-      judge.requestProblem(ex);
-      judge.places.of(ex.method, ex.url);
+      const fresh: Exchange = {
+        ...ex,
+        requestHeaders: { ...ex.requestHeaders },
+        requestBody: ex.requestBody && Buffer.from(ex.requestBody),
+        headers: { ...ex.headers },
+        body: ex.body && Buffer.from(ex.body),
+      };
+      judge.judge(fresh);
+      judge.requestProblem(fresh);
+      judge.placeOf(fresh);
       return true;
     });
   });

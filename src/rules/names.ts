@@ -34,6 +34,13 @@ export function otherCase(
     .map((k) => [k, byLower.get(k.toLowerCase())!]);
 }
 
+/** Whether an object carries at least one of `fields`, whatever its case. */
+export function sharesAName(value: Record<string, unknown>, fields: readonly string[]): boolean {
+  const { exact, byLower } = namesOf(fields);
+  const keys = Object.keys(value);
+  return keys.some((k) => exact.has(k)) || keys.some((k) => byLower.has(k.toLowerCase()));
+}
+
 /**
  * The described fields of an object under their table names, every other
  * field dropped. Names are matched exactly, or case-insensitively when the run

@@ -10,7 +10,7 @@ import { asMonthDayYear, dateFormatOf } from "../dates.ts";
 import { type Exchange, expectation, header, jsonOf, mediaType, text, type Violation } from "../exchange.ts";
 import type { RequirementId } from "../generated/requirements.ts";
 import type { ObjectSeen } from "../memory.ts";
-import { described, otherCase } from "../names.ts";
+import { described, otherCase, sharesAName } from "../names.ts";
 import { readXml, xmlText } from "../xml.ts";
 import { BEARER_STEPS, type BearerCall, bearerOf } from "./bearer.ts";
 import { group, isObject, type Judged, type Step, shown, violation } from "./step.ts";
@@ -76,6 +76,9 @@ function beyondRefusal(c: Collection, body: Json, pathId: string | undefined, co
   const code = (p: string) => p !== c.idProperty && p.endsWith("Id") && (c.types[p] ?? []).includes("string");
   return request.properties.every((p) => !code(p) || body[p] === null || body[p] === given[p]);
 }
+
+/** The body of an answer that had none: one, read by every such exchange, never written. */
+const NO_BODY = Buffer.alloc(0);
 
 function remember(d: Pick<DataCall, "memory">, key: string, change: Partial<ObjectSeen>): void {
   const known = d.memory.objects.get(key) ?? { created: false, deleted: false };
@@ -428,8 +431,7 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
     return [violation(fieldsOf(c), "body", `a ${c.name} object`, Array.isArray(value) ? "an array" : typeof value)];
   }
   const fields = c.properties;
-  const lower = new Set(fields.map((f) => f.toLowerCase()));
-  if (!Object.keys(value).some((k) => lower.has(k.toLowerCase()))) {
+  if (!sharesAName(value, fields)) {
     const found = `200 with ${Object.keys(value).slice(0, 3).join(", ") || "an empty object"}`;
     if (op.action === "read") {
       return [violation("ERR-2-ID", "body", `the ${c.name} ${pathId}, or 404 when no object has that id`, found)];
@@ -554,7 +556,7 @@ export const DATA = group<DataCall>({
             ? "xml"
             : undefined,
       asked: place.suffix ?? acceptedFormat(ex.requestHeaders.accept),
-      body: ex.body ?? Buffer.alloc(0),
+      body: ex.body ?? NO_BODY,
       reported: new Set(),
     };
   },

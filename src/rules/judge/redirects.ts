@@ -246,7 +246,13 @@ const RESULT_STEPS: ReadonlyArray<Step<Result>> = [
 /** The pages of the authorization server: screens and where they lead. */
 export const PAGES = group<Page>({
   name: "the authorization server's pages",
-  read: (j) => ({ ...j, path: `/${j.place.segments.join("/")}`.toLowerCase(), location: redirectOf(j) }),
+  read(j) {
+    // Most exchanges are data calls of a client that never shows a screen: nothing to read.
+    const authorize = j.place.endpoint === "authorize";
+    if (!authorize && j.memory.screens.size === 0) return undefined;
+    const path = `/${j.place.segments.join("/")}`.toLowerCase();
+    return authorize || j.memory.screens.has(path) ? { ...j, path, location: redirectOf(j) } : undefined;
+  },
   steps: PAGE_STEPS,
 });
 
