@@ -5,14 +5,29 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { parse } from "yaml";
+import { CONTRACT_PATH } from "../../src/contract/contract.ts";
+import { PROJECT_ROOT } from "../../src/paths.ts";
+import {
+  type CoverageData,
+  type CoverageReport,
+  coverageLines,
+  coverageMarkdown,
+  coverageReport,
+  declaredOperations,
+  mergeCoverage,
+  PART_NAMES,
+  PARTS,
+} from "../../src/rules/coverage.ts";
+import { BaselineError, baselineLines, compareWithBaseline, readBaseline, type SinceBaseline } from "./baseline.ts";
 import type { Kind } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
-import { OBSERVED_ANNOTATION, type Observed, observedText } from "./observed.ts";
+import { COVERAGE_ANNOTATION, OBSERVED_ANNOTATION, type Observed, observedText } from "./observed.ts";
 import {
   NOT_APPLICABLE,
   NOT_CHECKED,
   NOT_SELECTED,
   READ_ONLY,
+  REQUIREMENTS_PATH,
   type Requirement,
   requirements,
   requirementTag,
@@ -21,6 +36,7 @@ import {
   WITHOUT_A_TOKEN,
   WRITES_TAG,
 } from "./requirements.ts";
+import { Locator, sarifLog } from "./sarif.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE } from "./secrets.ts";
 
 /** The signal `bawa conformance` says cut the run short (secrets.ts CUT_FILE), if one did. */
@@ -110,6 +126,10 @@ export interface Summary {
   /** The settings that the checks not verified said they needed. */
   missingSettings: string[];
   requirements: MatrixRow[];
+  /** What of the contract the run's exchanges exercised, never exercised first. */
+  coverage?: CoverageReport;
+  /** This run against an earlier one (--baseline). */
+  sinceBaseline?: SinceBaseline;
 }
 
 /** The subject a check names (a resource of the contract), from its annotation. */
@@ -128,6 +148,8 @@ interface ProjectRun {
   /** Checks of the project not yet ended (progress of runs over many targets). */
   remaining: number;
   requests: RequestCounts;
+  /** What of the contract the checks' exchanges exercised (observed.ts, per check). */
+  coverage: CoverageData;
 }
 
 export default class MatrixReporter implements Reporter {
@@ -164,6 +186,7 @@ export default class MatrixReporter implements Reporter {
         observed: [],
         remaining: projectSuite.allTests().length,
         requests: { requests: 0, retried: 0, refused: 0 },
+        coverage: {},
       };
       if (known) known.remaining += projectSuite.allTests().length;
       for (const test of projectSuite.allTests()) {
@@ -181,6 +204,7 @@ export default class MatrixReporter implements Reporter {
         observed: [],
         remaining: 0,
         requests: { requests: 0, retried: 0, refused: 0 },
+        coverage: {},
       });
     }
     void config;
@@ -213,6 +237,13 @@ export default class MatrixReporter implements Reporter {
         run?.observed.push({ test, found: JSON.parse(a.description ?? "") as Observed });
       } catch {
         // Not one of ours: an annotation of that name written by something else.
+      }
+    }
+    for (const a of ofAttempt.filter((a) => a.type === COVERAGE_ANNOTATION)) {
+      try {
+        if (run) mergeCoverage(run.coverage, JSON.parse(a.description ?? "{}") as CoverageData);
+      } catch {
+        // Not one of ours.
       }
     }
     const sent = parseCounts(ofAttempt.find((a) => a.type === REQUESTS_ANNOTATION)?.description);
@@ -254,6 +285,10 @@ export default class MatrixReporter implements Reporter {
     // A run of listed targets (CONFORMANCE_TARGETS) writes each under targets/<name>, even one.
     const several = this.#projects.length > 1 || process.env.CONFORMANCE_TARGETS !== undefined;
     let anyFailed = false;
+    const declared = declaredOperations(parse(readFileSync(CONTRACT_FILE(), "utf8")) as object);
+    const baselineFile = process.env.CONFORMANCE_BASELINE;
+    const failOn = process.env.CONFORMANCE_FAIL_ON === "new" ? "new" : "any";
+    const summaries: Summary[] = [];
     for (const run of this.#projects) {
       const summary = summarize(run, this.#outcomes, {
         filtered: filtered || run.filtered,
@@ -262,7 +297,18 @@ export default class MatrixReporter implements Reporter {
         startedAt: this.#startedAt,
         shard: process.env.CONFORMANCE_SHARD !== undefined,
       });
-      anyFailed ||= summary.verdict === "failed";
+      summary.coverage = coverageReport(declared, run.coverage);
+      if (baselineFile) {
+        try {
+          summary.sinceBaseline = compareWithBaseline(summary, baselineFile, readBaseline(baselineFile));
+        } catch (err) {
+          if (!(err instanceof BaselineError)) throw err;
+          summary.because.push(err.message);
+          summary.verdict = "failed";
+        }
+      }
+      summaries.push(summary);
+      anyFailed ||= gateFails(summary, failOn);
       const dir = several ? join(this.#outputDir, "targets", run.name) : this.#outputDir;
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
@@ -271,9 +317,49 @@ export default class MatrixReporter implements Reporter {
       if (!this.#quiet) console.log(terminal(summary, dir));
       appendObserved(join(this.#outputDir, "junit.xml"), run.name, summary);
     }
-    if (profile) return { status: anyFailed ? "failed" : "passed" };
+    const sarif = process.env.CONFORMANCE_SARIF;
+    if (sarif) {
+      const locator = new Locator(CONTRACT_FILE(), REQUIREMENTS_PATH);
+      const log = sarifLog(
+        summaries.map((s) => ({ ...s, requirements: s.requirements })),
+        {
+          requirements: requirements(),
+          locator,
+          version: packageVersion(),
+          cwd: process.env.CONFORMANCE_CWD ?? process.cwd(),
+        },
+      );
+      writeFileSync(sarif, `${JSON.stringify(log, null, 2)}\n`);
+      if (!this.#quiet) console.log(`SARIF: ${sarif}`);
+    }
+    // A gate on what got worse (--fail-on new) passes a run whose failures its baseline had.
+    if (profile || failOn === "new") return { status: anyFailed ? "failed" : "passed" };
     return anyFailed && result.status === "passed" ? { status: "failed" } : undefined;
   }
+}
+
+/** The contract the run checks against (CONFORMANCE_CONTRACT, else the project's). */
+const CONTRACT_FILE = () => process.env.CONFORMANCE_CONTRACT || CONTRACT_PATH;
+
+/** bawa's version, as SARIF names the tool's. */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/**
+ * Whether a target's run fails the gate: on any failure (the default), or with `--fail-on new`
+ * only on rows its baseline did not fail, a run cut short, or a verdict failed by the run as a
+ * whole (nothing verified, no token), not by a row.
+ */
+function gateFails(s: Summary, failOn: "any" | "new"): boolean {
+  if (s.verdict !== "failed") return false;
+  if (failOn === "any" || !s.sinceBaseline) return true;
+  const rowsFail = s.requirements.some((r) => FAILING.includes(r.verdict));
+  return s.interrupted || s.sinceBaseline.newlyFailing.length > 0 || !rowsFail;
 }
 
 /**
@@ -576,6 +662,8 @@ function terminal(s: Summary, dir: string): string {
     );
   }
   lines.push(`  ${counts(s)}`, `  requests: ${countsText(s.requests)}`);
+  if (s.sinceBaseline) lines.push(...baselineLines(s.sinceBaseline).map((l) => `  ${printable(l)}`));
+  if (s.coverage) lines.push(...coverageLines(s.coverage).map((l) => `  ${l}`));
   lines.push(`Matrix: ${join(dir, "matrix.html")} and matrix.md; summary.json; HTML report and JUnit XML beside them.`);
   return lines.join("\n");
 }
@@ -645,12 +733,14 @@ export function markdown(s: Summary): string {
     "",
     `Requests: ${countsText(s.requests)}.`,
     "",
+    ...(s.sinceBaseline ? ["## Since the baseline", "", ...baselineLines(s.sinceBaseline).map(cell), ""] : []),
     "## Every requirement",
     "",
     "| result | requirement | kind | rule (section) | checks |",
     "|---|---|---|---|---|",
     ...rows,
     "",
+    ...(s.coverage ? ["## Contract coverage", "", coverageMarkdown(s.coverage)] : []),
   ].join("\n");
 }
 
@@ -714,6 +804,9 @@ col.result{width:9rem}col.requirement{width:14rem}col.rule{width:34%}
 ul,ol{margin:0;padding-left:1.1rem}code{overflow-wrap:anywhere}
 .subject,.kind,.section{color:#5b6475;font-size:.8rem}.error{font-family:ui-monospace,monospace;font-size:.8rem}
 #failures li{margin:.25rem 0}
+table.coverage col.operation{width:34%}table.coverage col.count{width:6rem}table.coverage col.statuses{width:14rem}
+tr.coverage-never{background:#fce8e6}tr.coverage-partly{background:#fef7e0}tr.coverage-whole{background:#e6f4ea}
+#since-baseline li.newly{color:#a50e0e}#since-baseline li.fixed{color:#137333}
 </style></head>
 <body><h1>Conformance: requirements matrix</h1>
 <p class="verdict ${esc(s.verdict)}"><b>${esc(headline(s))}</b></p>
@@ -723,10 +816,41 @@ ${notVerified}
 ${esc(counts(s))}.
 Requests: ${esc(countsText(s.requests))}.
 Details of every check: <a href="html/index.html">Playwright report</a>.</p>
+${s.sinceBaseline ? baselineHtml(s.sinceBaseline) : ""}
 <h2>Every requirement</h2>
 <table><colgroup><col class="result"><col class="requirement"><col class="rule"><col class="checks"></colgroup>
 <thead><tr><th>result</th><th>requirement</th><th>rule (section)</th><th>checks</th></tr></thead><tbody>
 ${rows}
-</tbody></table></body></html>
+</tbody></table>
+${s.coverage ? coverageHtml(s.coverage) : ""}</body></html>
 `;
+}
+
+/** This run against its baseline: what newly fails first. */
+function baselineHtml(b: SinceBaseline): string {
+  const rows = (title: string, list: string[], cls: string) =>
+    `<li class="${cls}"><b>${esc(title)} (${list.length})</b>${list.length ? `: ${list.map((r) => `<a href="#${anchor(r)}"><code>${esc(r)}</code></a>`).join(", ")}` : ""}</li>`;
+  return `<section id="since-baseline"><h2>Since the baseline</h2><p>Compared with <code>${esc(b.file)}</code> (run of ${esc(b.startedAt || "unknown date")}).</p><ul>${rows("newly failing", b.newlyFailing, "newly")}${rows("fixed", b.fixed, "fixed")}${rows("still failing", b.stillFailing, "still")}</ul></section>`;
+}
+
+/** What of the contract the run exercised: an operation never exercised first, then by what it lacks. */
+function coverageHtml(c: CoverageReport): string {
+  const t = c.totals;
+  const names = (list: string[]) => list.map((n) => `<code>${esc(n)}</code>`).join(", ");
+  const rows = c.operations
+    .map((o) => {
+      const missing = PARTS.filter((p) => o.missing[p].length > 0)
+        .map((p) => `<li>${esc(PART_NAMES[p])}: ${names(o.missing[p])}</li>`)
+        .join("");
+      const statuses = [...o.seen.statuses, ...o.undeclaredStatuses.map((st) => `${st} (not declared)`)];
+      const state = o.exchanges === 0 ? "never" : missing ? "partly" : "whole";
+      return `<tr class="coverage-${state}"><td><code>${esc(o.method)} ${esc(o.path)}</code></td><td>${o.exchanges}</td><td>${names(statuses) || "—"}</td><td>${o.exchanges === 0 ? "<b>never exercised</b>" : missing ? `<ul>${missing}</ul>` : "everything declared"}</td></tr>`;
+    })
+    .join("\n");
+  return `<section id="coverage"><h2>Contract coverage</h2>
+<p>Operations exercised: <b>${t.operations.seen} of ${t.operations.declared}</b>; ${PARTS.map((p) => `${esc(PART_NAMES[p])} ${t[p].seen} of ${t[p].declared}`).join("; ")}.</p>
+<table class="coverage"><colgroup><col class="operation"><col class="count"><col class="statuses"><col class="missing"></colgroup>
+<thead><tr><th>operation</th><th>exchanges</th><th>statuses seen</th><th>not exercised</th></tr></thead><tbody>
+${rows}
+</tbody></table></section>`;
 }

@@ -6,8 +6,12 @@
 // requirement (and subject) fails the check itself.
 import type { BrowserContext, Response } from "@playwright/test";
 import type { CompiledContract } from "../../src/contract/index.ts";
+import { Coverage, type CoverageData } from "../../src/rules/coverage.ts";
 import type { Exchange } from "../../src/rules/exchange.ts";
 import { Judge, type Judgement, type Kind } from "../../src/rules/judge/index.ts";
+
+/** The annotation what of the contract a check's exchanges exercised travels in (coverage.ts data, JSON). */
+export const COVERAGE_ANNOTATION = "coverage";
 
 /** The annotation a check's observed violations travel in to the matrix, one JSON object each. */
 export const OBSERVED_ANNOTATION = "observed";
@@ -24,6 +28,7 @@ export const observedText = (o: Observed) =>
 const judges = new Map<string, Judge>();
 let current: Judge | undefined;
 let found: Judgement[] = [];
+const coverage = new Coverage();
 // Browser answers are read asynchronously (their bodies); they are judged in the order they came.
 let browser: Promise<void> = Promise.resolve();
 
@@ -47,6 +52,7 @@ export async function observe(ex: Exchange): Promise<void> {
 function judged(judge: Judge, ex: Exchange): void {
   try {
     found.push(...judge.judge(ex));
+    coverage.add(judge.placeOf(ex), ex);
   } catch (err) {
     // A bug of the rules must not take the checks with it: it is said, and the check goes on.
     console.error(`bawa conformance: internal error judging ${ex.method} ${ex.url} (a bug of bawa):`, err);
@@ -59,6 +65,12 @@ export async function takeObserved(): Promise<Judgement[]> {
   const out = found;
   found = [];
   return out;
+}
+
+/** What of the contract the exchanges since the last call exercised: one check's share. */
+export async function takeCoverage(): Promise<CoverageData> {
+  await browser;
+  return coverage.take({ reset: true });
 }
 
 const lowerHeaders = (headers: ReadonlyArray<{ name: string; value: string }>) => {

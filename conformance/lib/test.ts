@@ -22,11 +22,13 @@ import {
   targetDown,
 } from "./http.ts";
 import {
+  COVERAGE_ANNOTATION,
   OBSERVED_ANNOTATION,
   type Observed,
   observeBrowser,
   observedText,
   observeTarget,
+  takeCoverage,
   takeObserved,
 } from "./observed.ts";
 import {
@@ -160,6 +162,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
       observeTarget(target.baseUrl, contract.compiled, target.kinds);
       await takeObserved();
+      await takeCoverage();
       takeCounts();
       testInfo.skip(target.readOnly && testInfo.tags.includes(WRITES_TAG), READ_ONLY);
       // A rule checked on a resource the description does not show is checked at the assumption kind.
@@ -184,6 +187,9 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       // What the rule layer found in this check's exchanges goes to the matrix, each under its
       // own requirement; one of this check's own requirement (and subject) fails the check.
       const observed = await takeObserved();
+      const exercised = await takeCoverage();
+      if (Object.keys(exercised).length > 0)
+        testInfo.annotations.push({ type: COVERAGE_ANNOTATION, description: JSON.stringify(exercised) });
       const own: string[] = [];
       for (const o of observed) {
         const { requirement, resource, where, expected, found, kind } = o;

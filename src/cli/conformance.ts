@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
+import { BaselineError, FAIL_ON, type FailOn, readBaseline } from "../../conformance/lib/baseline.ts";
 import { ConfigError, loadTarget, meaningOf, VARIABLES } from "../../conformance/lib/config.ts";
 import { MARK } from "../../conformance/lib/redact.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE, RunSecrets } from "../../conformance/lib/secrets.ts";
@@ -88,6 +89,12 @@ ${Object.entries(FLAGS)
                      reports folder, \`bawa conformance merge\` makes one verdict of them
   --output <dir>     where the reports go (CONFORMANCE_REPORTS_DIR; default ./reports/conformance)
   --grep <pattern>   only the checks whose title or requirement id matches (e.g. TOK-EXPIRY)
+  --baseline <file>  compare with an earlier run's summary.json: which rows newly fail, were fixed,
+                     stay failed (terminal, matrix, summary.json: sinceBaseline)
+  --fail-on <what>   any (default): any failure fails the run; new: only rows the baseline did not
+                     fail (a run cut short, or one that verified nothing, still fails)
+  --sarif <file>     also write the findings as SARIF 2.1.0 (one rule per requirement; results at
+                     the contract's line, else the requirement's in conformance/requirements.yaml)
   --profile prism    start Prism on the contract and check it against its known results
                      (conformance/profiles/prism.yaml: the failures a stateless mock must show)
   -h, --help         this text
@@ -116,6 +123,9 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     yes: { type: "boolean" },
     workers: { type: "string" },
     profile: { type: "string" },
+    baseline: { type: "string" },
+    "fail-on": { type: "string" },
+    sarif: { type: "string" },
   },
   positionals: true,
   async run(values, positionals = []) {
@@ -131,6 +141,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       env.CONFORMANCE_WORKERS = values.workers;
     }
     if (typeof values.output === "string") env.CONFORMANCE_REPORTS_DIR = resolve(values.output);
+    Object.assign(env, gateSettings(values));
     // The contract of the run: its resources are what the generic checks check (and the own mock serves).
     if (env.CONFORMANCE_CONTRACT) env.CONFORMANCE_CONTRACT = contractPath({ contract: env.CONFORMANCE_CONTRACT });
     const contractFile = env.CONFORMANCE_CONTRACT || undefined;
@@ -259,6 +270,38 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     }
   },
 };
+
+/**
+ * --baseline, --fail-on and --sarif as the matrix reporter reads them; a baseline that is not a
+ * summary.json, or a gate without one, is refused before anything runs.
+ */
+function gateSettings(values: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const failOn = values["fail-on"];
+  if (failOn !== undefined) {
+    if (!FAIL_ON.includes(failOn as FailOn))
+      throw new UsageError(`--fail-on must be ${FAIL_ON.join(" or ")}, not ${JSON.stringify(failOn)}`);
+    if (failOn === "new" && typeof values.baseline !== "string")
+      throw new UsageError("--fail-on new needs --baseline <summary.json of an earlier run>: new compared with what?");
+    out.CONFORMANCE_FAIL_ON = failOn as string;
+  }
+  if (typeof values.baseline === "string") {
+    const file = resolve(values.baseline);
+    try {
+      readBaseline(file);
+    } catch (err) {
+      if (err instanceof BaselineError) throw new UsageError(`--baseline: ${err.message}`);
+      throw err;
+    }
+    out.CONFORMANCE_BASELINE = file;
+  }
+  if (typeof values.sarif === "string") {
+    if (values.sarif === "") throw new UsageError("--sarif needs a file name (e.g. --sarif reports/conformance.sarif)");
+    out.CONFORMANCE_SARIF = resolve(values.sarif);
+    out.CONFORMANCE_CWD = process.cwd();
+  }
+  return out;
+}
 
 /** One verdict from the blobs of shard runs: Playwright's merge-reports with the suite's reporters. */
 async function merge(dirs: string[], env: Record<string, string | undefined>): Promise<number> {
