@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isMap, isScalar, LineCounter, type Node, parseDocument } from "yaml";
+import { isAlias, isMap, isScalar, LineCounter, type Node, parseDocument } from "yaml";
 import type { Requirement } from "./requirements.ts";
 
 /** What SARIF reads of a target's summary (matrix-reporter.ts Summary). */
@@ -50,6 +50,8 @@ class YamlPlaces {
     let node: unknown = this.#doc.contents;
     let offset: number | undefined;
     for (const key of path) {
+      // An alias (`properties: *customerProperties`) stands for its anchor's node: the line is the anchor's.
+      if (isAlias(node)) node = node.resolve(this.#doc);
       if (!isMap(node)) return undefined;
       const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
       if (!pair) return undefined;

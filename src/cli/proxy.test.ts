@@ -8,10 +8,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compileContract } from "../contract/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { serveOnLoopback } from "../proxy/testing.ts";
+import { type CoverageReport, declaredOperations } from "../rules/coverage.ts";
 
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
 const customer = (
@@ -62,6 +64,20 @@ describe("bawa proxy", () => {
       ["TOKEN-RESPONSE", 1],
     ]);
     expect(readFileSync(join(reports, "violations.md"), "utf8")).toContain("| TOKEN-RESPONSE | spec |");
+    // The coverage of its traffic: the token grant and the read it passed were exercised, the
+    // rest of the contract's operations (derived from it, not listed here) never were.
+    const coverage = JSON.parse(readFileSync(join(reports, "coverage.json"), "utf8")) as CoverageReport;
+    const declared = declaredOperations(compileContract().doc);
+    expect(coverage.operations.map((o) => o.key).sort()).toEqual(declared.map((o) => o.key).sort());
+    const exercised = coverage.operations.filter((o) => o.exchanges > 0);
+    expect(exercised.map((o) => [o.method, o.path, o.seen.statuses]).sort()).toEqual([
+      ["GET", "/api/{database_id}/Customer/{customer_id}", ["200"]],
+      ["POST", "/OAuth/Token", ["200"]],
+    ]);
+    expect(coverage.operations.slice(0, declared.length - 2).every((o) => o.exchanges === 0)).toBe(true);
+    expect(readFileSync(join(reports, "violations.md"), "utf8")).toMatch(
+      new RegExp(`## Contract coverage of the traffic\n\nOperations exercised: 2 of ${declared.length};`),
+    );
   }, 30_000);
 });
 

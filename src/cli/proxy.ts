@@ -39,7 +39,8 @@ options (flag, else environment variable, else default):
                                       \`bawa mock --seed <dir>\` (mock-data/'s layout);
                                       never tokens, codes, secrets, passwords or cookies
   --report <dir>                      write violations.md and violations.json, grouped
-                                      by requirement, when the proxy stops
+                                      by requirement, and coverage.json (what of the
+                                      contract the traffic exercised) when the proxy stops
   --allowed-hosts <list> BAWA_ALLOWED_HOSTS  more Host names its own pages answer to
   --control-token <t> BAWA_CONTROL_TOKEN  the token its dashboard, GET /__mock/requests and
                                       a mock's control calls and portal through it require;
@@ -94,6 +95,7 @@ options (flag, else environment variable, else default):
         // No applications are registered at the proxy: only the origins named may read its log.
         corsOrigins: corsOrigins === "registered" ? [] : corsOrigins,
         recordDir,
+        coverage: reportDir !== undefined,
       });
     } catch (err) {
       if (err instanceof RecordingError) throw new UsageError(`--record: ${err.message}`);

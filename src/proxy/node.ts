@@ -77,6 +77,8 @@ export interface ProxyOptions {
   corsOrigins?: AllowedOrigins;
   /** Where `--record` writes what it saw (mock-data/'s layout); nothing is recorded without it. */
   recordDir?: string | undefined;
+  /** Count what of the contract the traffic exercised, for the report's coverage (`--report`). */
+  coverage?: boolean;
   /** How long after a change the recording is written at the soonest (the last changes are written on close). */
   recordDelayMs?: number;
   /** The largest body kept to judge ({@link JUDGE_LIMIT_BYTES}). */
@@ -111,7 +113,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const judgeLimit = options.judgeLimitBytes ?? JUDGE_LIMIT_BYTES;
   const log = new RequestLog();
   const judge = new Judge(options.contract);
-  const report = new ViolationReport();
+  const report = new ViolationReport(options.coverage ? { contractDoc: options.contract.doc } : {});
   const recording = options.recordDir ? new Recording(options.contract, judge.places) : undefined;
   if (recording && options.recordDir) recording.load(options.recordDir);
   const writer =
@@ -418,7 +420,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         } catch (err) {
           console.error(`bawa proxy: internal error recording ${ex.method} ${redact(ex.url)} (a bug of bawa):`, err);
         }
-        report.add(ex, violations);
+        report.add(ex, violations, judge.placeOf(ex));
         if (!passing) {
           const out = headers.filter(([k]) => k.toLowerCase() !== "content-length");
           const bodyless = req.method === "HEAD" || status === 204 || status === 304;

@@ -5,8 +5,10 @@
 // as text, never as markup.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Coverage, coverageMarkdown, coverageReport, declaredOperations } from "../rules/coverage.ts";
 import type { Exchange, Violation } from "../rules/exchange.ts";
 import { REQUIREMENTS } from "../rules/generated/requirements.ts";
+import type { Place } from "../rules/places.ts";
 import { redact, redactViolation } from "../rules/redact.ts";
 
 /** How many examples of one requirement's violations are kept. */
@@ -29,9 +31,17 @@ export class ViolationReport {
   exchanges = 0;
   violated = 0;
   readonly startedAt = new Date();
+  /** What of the contract the traffic exercised, when the report is to say so (`--report`). */
+  readonly #coverage: { doc: object; seen: Coverage } | undefined;
 
-  add(ex: Exchange, violations: readonly Violation[]): void {
+  /** `contractDoc`: count what of this contract the traffic exercised (coverage.ts). */
+  constructor(options: { contractDoc?: object } = {}) {
+    this.#coverage = options.contractDoc ? { doc: options.contractDoc, seen: new Coverage() } : undefined;
+  }
+
+  add(ex: Exchange, violations: readonly Violation[], place?: Place): void {
     this.exchanges++;
+    if (place) this.#coverage?.seen.add(place, ex);
     if (violations.length > 0) this.violated++;
     const counted = new Set<string>();
     for (const v of violations) {
@@ -105,6 +115,11 @@ export class ViolationReport {
         "",
       ]),
     ];
+    if (this.#coverage) {
+      const coverage = coverageReport(declaredOperations(this.#coverage.doc), this.#coverage.seen.take());
+      writeFileSync(join(dir, "coverage.json"), `${JSON.stringify(coverage, null, 2)}\n`);
+      lines.push("## Contract coverage of the traffic", "", coverageMarkdown(coverage));
+    }
     writeFileSync(markdown, `${lines.join("\n")}\n`);
     return [markdown, json];
   }
