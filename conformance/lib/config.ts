@@ -185,7 +185,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
     file = parsed as Record<string, unknown>;
     // A mistyped key would leave its setting unset without a word, and the run would check less.
     const unknown = Object.keys(file).filter(
-      (k) => !FILE_KEYS.has(k) && !(k === k.toLowerCase() && FILE_KEYS.has(k.toUpperCase())),
+      (k) =>
+        !FILE_KEYS.has(k) &&
+        !(k === k.toLowerCase() && FILE_KEYS.has(k.toUpperCase())) &&
+        k.toUpperCase() !== "TARGETS",
     );
     if (unknown.length > 0) {
       throw new ConfigError(
@@ -200,6 +203,38 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
     out[key] = env[name] ?? (fromFile === undefined || fromFile === null ? undefined : String(fromFile));
   }
   return out;
+}
+
+/**
+ * The named targets of a config file (`targets: { test: { BASE_URL: ... }, prod: { ... } }`), each
+ * with the settings it has of its own, as CONFORMANCE_* variables; the file's other keys are
+ * shared by every target. None when the file names none.
+ */
+export function configTargets(
+  env: NodeJS.ProcessEnv = process.env,
+): Array<{ name: string; settings: Record<string, string> }> {
+  const path = env.CONFORMANCE_CONFIG;
+  if (!path) return [];
+  readSettings(env); // the file's own errors first
+  const file = (parse(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
+  const targets = file.targets ?? file.TARGETS;
+  if (targets === undefined) return [];
+  if (typeof targets !== "object" || targets === null || Array.isArray(targets))
+    throw new ConfigError(
+      `CONFORMANCE_CONFIG ${path}: targets must map names to settings (test: { BASE_URL: https://... })`,
+    );
+  return Object.entries(targets as Record<string, unknown>).map(([name, own]) => {
+    if (typeof own !== "object" || own === null || Array.isArray(own))
+      throw new ConfigError(`CONFORMANCE_CONFIG ${path}: targets.${name} must map settings to values`);
+    const settings: Record<string, string> = {};
+    for (const [k, v] of Object.entries(own as Record<string, unknown>)) {
+      const key = k.toUpperCase().replace(/^CONFORMANCE_/, "");
+      if (!FILE_KEYS.has(key))
+        throw new ConfigError(`CONFORMANCE_CONFIG ${path}: targets.${name}: unknown setting ${unknownKey(k)}`);
+      if (v !== undefined && v !== null) settings[`CONFORMANCE_${key}`] = String(v);
+    }
+    return { name, settings };
+  });
 }
 
 /** The keys a config file may hold: the settings without the CONFORMANCE_ prefix (also in lower case). */

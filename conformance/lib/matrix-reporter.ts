@@ -7,6 +7,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { parse } from "yaml";
 import { CONTRACT_PATH } from "../../src/contract/contract.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
+import type { AnswerShape } from "../../src/rules/answer-shape.ts";
 import {
   type CoverageData,
   type CoverageReport,
@@ -21,7 +22,13 @@ import {
 import { BaselineError, baselineLines, compareWithBaseline, readBaseline, type SinceBaseline } from "./baseline.ts";
 import type { Kind } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
-import { COVERAGE_ANNOTATION, OBSERVED_ANNOTATION, type Observed, observedText } from "./observed.ts";
+import {
+  ANSWERS_ANNOTATION,
+  COVERAGE_ANNOTATION,
+  OBSERVED_ANNOTATION,
+  type Observed,
+  observedText,
+} from "./observed.ts";
 import {
   NOT_APPLICABLE,
   NOT_CHECKED,
@@ -38,6 +45,7 @@ import {
 } from "./requirements.ts";
 import { Locator, sarifLog } from "./sarif.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE } from "./secrets.ts";
+import { checkKey, sideBySide, sideBySideLines, writeSideBySide } from "./side-by-side.ts";
 
 /** The signal `bawa conformance` says cut the run short (secrets.ts CUT_FILE), if one did. */
 function signalThatCut(): string | undefined {
@@ -150,6 +158,8 @@ interface ProjectRun {
   requests: RequestCounts;
   /** What of the contract the checks' exchanges exercised (observed.ts, per check). */
   coverage: CoverageData;
+  /** The shapes of each check's answers, in a run compared side by side (`file › title`). */
+  answers: Map<string, AnswerShape[]>;
 }
 
 export default class MatrixReporter implements Reporter {
@@ -187,6 +197,7 @@ export default class MatrixReporter implements Reporter {
         remaining: projectSuite.allTests().length,
         requests: { requests: 0, retried: 0, refused: 0 },
         coverage: {},
+        answers: new Map(),
       };
       if (known) known.remaining += projectSuite.allTests().length;
       for (const test of projectSuite.allTests()) {
@@ -205,6 +216,7 @@ export default class MatrixReporter implements Reporter {
         remaining: 0,
         requests: { requests: 0, retried: 0, refused: 0 },
         coverage: {},
+        answers: new Map(),
       });
     }
     void config;
@@ -242,6 +254,16 @@ export default class MatrixReporter implements Reporter {
     for (const a of ofAttempt.filter((a) => a.type === COVERAGE_ANNOTATION)) {
       try {
         if (run) mergeCoverage(run.coverage, JSON.parse(a.description ?? "{}") as CoverageData);
+      } catch {
+        // Not one of ours.
+      }
+    }
+    for (const a of ofAttempt.filter((a) => a.type === ANSWERS_ANNOTATION)) {
+      try {
+        run?.answers.set(
+          checkKey(test.location.file.split(/[\\/]/).pop()!, test.title),
+          JSON.parse(a.description ?? "[]"),
+        );
       } catch {
         // Not one of ours.
       }
@@ -316,6 +338,16 @@ export default class MatrixReporter implements Reporter {
       writeFileSync(join(dir, "matrix.html"), html(summary));
       if (!this.#quiet) console.log(terminal(summary, dir));
       appendObserved(join(this.#outputDir, "junit.xml"), run.name, summary);
+    }
+    if (process.env.CONFORMANCE_COMPARE === "1" && summaries.length > 1) {
+      const compared = this.#projects.map((run, i) => ({ ...summaries[i]!, name: run.name, answers: run.answers }));
+      const side = sideBySide(compared);
+      mkdirSync(this.#outputDir, { recursive: true });
+      const file = writeSideBySide(this.#outputDir, side, compared);
+      if (!this.#quiet)
+        console.log(
+          `\n${[...sideBySideLines(side, compared), `Side by side: ${file} and comparison.md, comparison.json`].join("\n")}`,
+        );
     }
     const sarif = process.env.CONFORMANCE_SARIF;
     if (sarif) {

@@ -6,12 +6,20 @@
 // requirement (and subject) fails the check itself.
 import type { BrowserContext, Response } from "@playwright/test";
 import type { CompiledContract } from "../../src/contract/index.ts";
+import { type AnswerShape, answerShape } from "../../src/rules/answer-shape.ts";
 import { Coverage, type CoverageData } from "../../src/rules/coverage.ts";
 import type { Exchange } from "../../src/rules/exchange.ts";
 import { Judge, type Judgement, type Kind } from "../../src/rules/judge/index.ts";
 
 /** The annotation what of the contract a check's exchanges exercised travels in (coverage.ts data, JSON). */
 export const COVERAGE_ANNOTATION = "coverage";
+
+/**
+ * The annotation the shapes of a check's answers travel in (answer-shape.ts, a JSON array), in a
+ * run of several targets compared side by side (CONFORMANCE_COMPARE=1).
+ */
+export const ANSWERS_ANNOTATION = "answers";
+const COMPARING = process.env.CONFORMANCE_COMPARE === "1";
 
 /** The annotation a check's observed violations travel in to the matrix, one JSON object each. */
 export const OBSERVED_ANNOTATION = "observed";
@@ -29,6 +37,7 @@ const judges = new Map<string, Judge>();
 let current: Judge | undefined;
 let found: Judgement[] = [];
 const coverage = new Coverage();
+let shapes: AnswerShape[] = [];
 // Browser answers are read asynchronously (their bodies); they are judged in the order they came.
 let browser: Promise<void> = Promise.resolve();
 
@@ -53,6 +62,7 @@ function judged(judge: Judge, ex: Exchange): void {
   try {
     found.push(...judge.judge(ex));
     coverage.add(judge.placeOf(ex), ex);
+    if (COMPARING) shapes.push(answerShape(judge.placeOf(ex), ex));
   } catch (err) {
     // A bug of the rules must not take the checks with it: it is said, and the check goes on.
     console.error(`bawa conformance: internal error judging ${ex.method} ${ex.url} (a bug of bawa):`, err);
@@ -71,6 +81,14 @@ export async function takeObserved(): Promise<Judgement[]> {
 export async function takeCoverage(): Promise<CoverageData> {
   await browser;
   return coverage.take({ reset: true });
+}
+
+/** The shapes of the answers since the last call (runs compared side by side; empty otherwise). */
+export async function takeShapes(): Promise<AnswerShape[]> {
+  await browser;
+  const out = shapes;
+  shapes = [];
+  return out;
 }
 
 const lowerHeaders = (headers: ReadonlyArray<{ name: string; value: string }>) => {

@@ -22,6 +22,7 @@ import {
   targetDown,
 } from "./http.ts";
 import {
+  ANSWERS_ANNOTATION,
   COVERAGE_ANNOTATION,
   OBSERVED_ANNOTATION,
   type Observed,
@@ -30,6 +31,7 @@ import {
   observeTarget,
   takeCoverage,
   takeObserved,
+  takeShapes,
 } from "./observed.ts";
 import {
   kindTag,
@@ -163,6 +165,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       observeTarget(target.baseUrl, contract.compiled, target.kinds);
       await takeObserved();
       await takeCoverage();
+      await takeShapes();
       takeCounts();
       testInfo.skip(target.readOnly && testInfo.tags.includes(WRITES_TAG), READ_ONLY);
       // A rule checked on a resource the description does not show is checked at the assumption kind.
@@ -190,6 +193,9 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       const exercised = await takeCoverage();
       if (Object.keys(exercised).length > 0)
         testInfo.annotations.push({ type: COVERAGE_ANNOTATION, description: JSON.stringify(exercised) });
+      const answers = await takeShapes();
+      if (answers.length > 0)
+        testInfo.annotations.push({ type: ANSWERS_ANNOTATION, description: JSON.stringify(answers) });
       const own: string[] = [];
       for (const o of observed) {
         const { requirement, resource, where, expected, found, kind } = o;

@@ -1,11 +1,13 @@
 // What a run says beyond its verdict: what of the contract it exercised, its
 // findings as SARIF at the contract's lines, and what changed since an
 // earlier run, with a gate that fails only on what got worse.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_PATH, compileContract } from "../contract/index.ts";
+import { backgroundTokens } from "../mock/node/client.ts";
+import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type CoverageReport, declaredOperations } from "../rules/coverage.ts";
 import { type BawaRun, conformanceHarness } from "./conformance-testing.ts";
@@ -24,11 +26,11 @@ const summaryOf = (output: string) =>
   JSON.parse(readFileSync(join(h.dir, output, "summary.json"), "utf8")) as SummaryJson;
 
 /** Turns the mock's fault switches on for one run, and off again. */
-async function withFaults(faults: string[], run: () => Promise<BawaRun>): Promise<BawaRun> {
+async function withFaults(faults: string[], run: () => Promise<BawaRun>, url = () => h.url): Promise<BawaRun> {
   const turn = (on: boolean) =>
     Promise.all(
       faults.map((f) =>
-        fetch(`${h.url}/__mock/scenarios/${f}`, {
+        fetch(`${url()}/__mock/scenarios/${f}`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ on }),
@@ -180,5 +182,91 @@ describe("--sarif", () => {
     expect(location!.physicalLocation.artifactLocation.uri.endsWith("openapi/openapi.yaml")).toBe(true);
     const line = readFileSync(CONTRACT_PATH, "utf8").split("\n")[location!.physicalLocation.region.startLine - 1];
     expect(line?.trim().startsWith(`${field}:`), line).toBe(true);
+  });
+});
+
+describe("two targets side by side", () => {
+  let other: { child: { kill(): void }; url: string };
+  let run: BawaRun;
+  beforeAll(async () => {
+    // A second mock: one fault switch on, and its ids elsewhere (three customers made before the run).
+    other = await spawnMock();
+    const own = await backgroundTokens(other.url);
+    for (let i = 0; i < 3; i++) {
+      const made = await fetch(`${other.url}/v1/api/DEMO/Customer`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${own.access}`, "content-type": "application/json" },
+        body: JSON.stringify({ Name: `Made before the run ${i}` }),
+      });
+      expect(made.status).toBe(200);
+    }
+    // Each target with the settings it has of its own (its address, its refresh token), the rest shared.
+    const { CONFORMANCE_BASE_URL: _, CONFORMANCE_REFRESH_TOKEN: refresh, ...shared } = h.settings;
+    writeFileSync(
+      join(h.dir, "targets.yaml"),
+      `targets:\n  test:\n    BASE_URL: ${h.url}\n    REFRESH_TOKEN: ${refresh}\n  prod:\n    BASE_URL: ${other.url}\n    REFRESH_TOKEN: ${own.refresh}\n`,
+    );
+    run = await withFaults(
+      ["unknown-path-200"],
+      () =>
+        h.bawa(
+          [
+            "--config",
+            "targets.yaml",
+            "--grep",
+            "ERR-1-PATH|CUST-CREATE-ID|CUST-DATES|SVC-METHODS|TOKEN-RESPONSE|TOK-REFRESH",
+            "--output",
+            "side",
+          ],
+          shared,
+        ),
+      () => other.url,
+    );
+  }, 240_000);
+  afterAll(() => other?.child.kill());
+
+  it("shows the one requirement that differs and the answer difference behind it, nothing for ids, tokens or dates", () => {
+    expect(run.code, run.out).toBe(1);
+    expect(existsSync(join(h.dir, "side/comparison.json")), run.out).toBe(true);
+    const side = JSON.parse(readFileSync(join(h.dir, "side/comparison.json"), "utf8")) as {
+      targets: Array<{ name: string; verdict: string }>;
+      rows: Array<{ row: string; verdicts: Record<string, string>; differs: boolean }>;
+      checks: Array<{
+        check: string;
+        against: string;
+        differences: Array<{ request: string; what: string; a: string; b: string }>;
+      }>;
+    };
+    expect(side.targets.map((t) => [t.name, t.verdict])).toEqual([
+      ["test", "passed"],
+      ["prod", "failed"],
+    ]);
+    expect(side.rows.filter((r) => r.differs)).toEqual([
+      { row: "ERR-1-PATH", verdicts: { test: "passed", prod: "failed" }, differs: true },
+    ]);
+    // Every answer difference is in the check of that requirement: the creates (other ids), the
+    // token grants (other tokens) and the customers' dates showed none.
+    expect(side.checks.map((c) => c.check)).toEqual([expect.stringMatching(/status-rules\.spec\.[jt]s › rule 1: /)]);
+    expect(side.checks[0]!.differences).toContainEqual(
+      expect.objectContaining({ request: "GET /v1/api/DEMO/NoSuchResource", what: "status", a: "404", b: "200" }),
+    );
+    expect(run.out).toContain("1 of");
+    expect(run.out).toMatch(/≠ ERR-1-PATH: test passed, prod failed/);
+    for (const name of ["test", "prod"])
+      expect(readFileSync(join(h.dir, "side/targets", name, "summary.json"), "utf8")).toContain('"requirements"');
+  });
+
+  it.each([
+    [["--target", "test"], /--target must be <name>=<url>/],
+    [["--target", "a=ftp://x"], /--target a: ftp:\/\/x is not an http or https URL/],
+    [["--target", "a=http://127.0.0.1:1", "--target", "a=http://127.0.0.1:2"], /--target a is named twice/],
+    [
+      ["--target", "a=http://127.0.0.1:1", "--base-url", "http://127.0.0.1:2"],
+      /--base-url and --target name the target twice/,
+    ],
+  ])("%j is refused before anything runs (exit 2)", async (args, message) => {
+    const refused = await h.bawa(args);
+    expect(refused.code, refused.out).toBe(2);
+    expect(refused.out).toMatch(message);
   });
 });

@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { BaselineError, FAIL_ON, type FailOn, readBaseline } from "../../conformance/lib/baseline.ts";
-import { ConfigError, loadTarget, meaningOf, VARIABLES } from "../../conformance/lib/config.ts";
+import {
+  ConfigError,
+  configTargets,
+  loadTarget,
+  meaningOf,
+  type Target,
+  VARIABLES,
+} from "../../conformance/lib/config.ts";
 import { MARK } from "../../conformance/lib/redact.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE, RunSecrets } from "../../conformance/lib/secrets.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
@@ -89,6 +96,11 @@ ${Object.entries(FLAGS)
                      reports folder, \`bawa conformance merge\` makes one verdict of them
   --output <dir>     where the reports go (CONFORMANCE_REPORTS_DIR; default ./reports/conformance)
   --grep <pattern>   only the checks whose title or requirement id matches (e.g. TOK-EXPIRY)
+  --target <name>=<url>  a named target; repeat it to run the suite against each, side by side
+                     (e.g. --target test=https://test.example.com --target prod=https://example.com;
+                     or targets: in the config file, each with the settings it has of its own).
+                     Each target's reports go to targets/<name>/; comparison.html shows each
+                     requirement per target and where the answers to the same requests differ
   --baseline <file>  compare with an earlier run's summary.json: which rows newly fail, were fixed,
                      stay failed (terminal, matrix, summary.json: sinceBaseline)
   --fail-on <what>   any (default): any failure fails the run; new: only rows the baseline did not
@@ -125,6 +137,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     profile: { type: "string" },
     baseline: { type: "string" },
     "fail-on": { type: "string" },
+    target: { type: "string", multiple: true },
     sarif: { type: "string" },
   },
   positionals: true,
@@ -141,6 +154,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       env.CONFORMANCE_WORKERS = values.workers;
     }
     if (typeof values.output === "string") env.CONFORMANCE_REPORTS_DIR = resolve(values.output);
+    // Playwright runs in the project's folder: a config file is found from where the command ran.
+    if (env.CONFORMANCE_CONFIG) env.CONFORMANCE_CONFIG = resolve(env.CONFORMANCE_CONFIG);
     Object.assign(env, gateSettings(values));
     // The contract of the run: its resources are what the generic checks check (and the own mock serves).
     if (env.CONFORMANCE_CONTRACT) env.CONFORMANCE_CONTRACT = contractPath({ contract: env.CONFORMANCE_CONTRACT });
@@ -158,6 +173,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       // A part judges only what it ran; the merge judges coverage of the whole suite.
       env.CONFORMANCE_SHARD = shard;
     }
+
+    const named = namedTargets(values, env);
 
     let own: Listening | undefined;
     let prism: ReturnType<typeof startPrism> | undefined;
@@ -181,7 +198,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         CONFORMANCE_SCREEN_TIMEOUT_MS: env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? "1000",
       });
       console.log(`bawa conformance: checking Prism at ${prism.url} against its known results`);
-    } else if (!env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
+    } else if (named.length === 0 && !env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
       // The checks that move the mock's clock would move it under each other's feet.
       if (Number(env.CONFORMANCE_WORKERS ?? 1) > 1)
         throw new UsageError(
@@ -196,17 +213,22 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       console.log(`bawa conformance: no target given; checking the project's own mock at ${own.url}`);
     }
     try {
-      let target: ReturnType<typeof loadTarget>;
-      try {
-        target = loadTarget(env);
-      } catch (err) {
-        if (err instanceof ConfigError) throw new UsageError(err.message);
-        throw err;
+      // Every target's settings are read before any starts: one that can not run stops them all.
+      const targets: Array<{ name: string | undefined; target: Target }> = [];
+      for (const t of named.length > 0 ? named : [{ name: undefined, settings: {} }]) {
+        try {
+          targets.push({ name: t.name, target: loadTarget({ ...env, ...t.settings }) });
+        } catch (err) {
+          if (err instanceof ConfigError) throw new UsageError(`${t.name ? `target ${t.name}: ` : ""}${err.message}`);
+          throw err;
+        }
       }
-      await reachable(target.baseUrl, Math.min(target.requestTimeoutMs, 10_000));
-      console.log(
-        `bawa conformance: target ${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`,
-      );
+      for (const { name, target } of targets) {
+        await reachable(target.baseUrl, Math.min(target.requestTimeoutMs, 10_000));
+        console.log(
+          `bawa conformance: ${name ? `target ${name}: ` : "target "}${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`,
+        );
+      }
       if (!findChromium())
         throw new Error(
           "no Chromium for the checks that drive the login and permission screens; run `npx bawa ensure-browser` (or set BAWA_CHROMIUM)",
@@ -217,7 +239,14 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       runDir = mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
       env[RUN_DIR_VARIABLE] = runDir;
       const secrets = new RunSecrets(runDir);
-      secrets.addSettings(target.settings);
+      for (const { target } of targets) secrets.addSettings(target.settings);
+      if (named.length > 0) {
+        // A run of listed targets: one Playwright project each (conformance/playwright.config.ts).
+        const file = join(runDir, "targets.json");
+        writeFileSync(file, JSON.stringify(named), { mode: 0o600 });
+        env.CONFORMANCE_TARGETS = file;
+        if (named.length > 1) env.CONFORMANCE_COMPARE = "1";
+      }
       const child = spawnSuite(
         env,
         [
@@ -251,18 +280,20 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      const watchdog = watchTarget(target.baseUrl, (why) => {
-        console.error(
-          `\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`,
-        );
-        stop();
-      });
+      const watchdogs = targets.map(({ target }) =>
+        watchTarget(target.baseUrl, (why) => {
+          console.error(
+            `\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`,
+          );
+          stop();
+        }),
+      );
       const code = await new Promise<number>((done) => child.on("close", (c, signal) => done(c ?? (signal ? 130 : 1))));
       await relayed;
-      clearInterval(watchdog);
+      for (const w of watchdogs) clearInterval(w);
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      return code === 0 && !stopped.has(target.baseUrl) && signals === 0 ? 0 : 1;
+      return code === 0 && !targets.some(({ target }) => stopped.has(target.baseUrl)) && signals === 0 ? 0 : 1;
     } finally {
       if (runDir) rmSync(runDir, { recursive: true, force: true });
       await own?.close();
@@ -270,6 +301,50 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     }
   },
 };
+
+/**
+ * The named targets of a run: `--target <name>=<url>`, repeated, else the config file's `targets:`.
+ * Each has its own CONFORMANCE_* settings over the run's (at least its address).
+ */
+function namedTargets(
+  values: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+): Array<{ name: string; settings: Record<string, string> }> {
+  const flags = (values.target as string[] | undefined) ?? [];
+  let out: Array<{ name: string; settings: Record<string, string> }>;
+  try {
+    out = flags.length > 0 ? [] : configTargets(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  for (const flag of flags) {
+    const m = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,39})=(.+)$/.exec(flag);
+    if (!m)
+      throw new UsageError(
+        `--target must be <name>=<url> (a name of letters, digits, . _ -, e.g. test=https://test.example.com), not ${JSON.stringify(flag)}`,
+      );
+    let url: URL;
+    try {
+      url = new URL(m[2]!);
+    } catch {
+      throw new UsageError(`--target ${m[1]}: ${JSON.stringify(m[2])} is not a URL such as https://test.example.com`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new UsageError(`--target ${m[1]}: ${m[2]} is not an http or https URL`);
+    out.push({ name: m[1]!, settings: { CONFORMANCE_BASE_URL: m[2]! } });
+  }
+  const names = out.map((t) => t.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new UsageError(`--target ${twice} is named twice: each target needs a name of its own`);
+  if (out.length > 0 && typeof values["base-url"] === "string")
+    throw new UsageError(
+      "--base-url and --target name the target twice: give either one --base-url or named --targets",
+    );
+  if (out.length > 0 && (values.profile !== undefined || values.shard !== undefined))
+    throw new UsageError("--target runs several targets at once; it can not be combined with --profile or --shard");
+  return out;
+}
 
 /**
  * --baseline, --fail-on and --sarif as the matrix reporter reads them; a baseline that is not a
