@@ -164,6 +164,7 @@ options (flag, else environment variable, else default):
   dashboard:  ${dashboard}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock (JSON)${controlToken ? `\n  control token: ${controlToken} (header X-Bawa-Control-Token)` : ""}
   state:      ${dataDir ? `objects, applications and tokens kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps them across restarts)"}
+  commands:   npx bawa refresh-token, npx bawa activate find this mock at ${listening.url} with ${listening.url === "http://127.0.0.1:4010" ? "no setting" : `BAWA_MOCK_URL=${listening.url}${process.env.BAWA_PORT ? " (or the same BAWA_PORT)" : ""}`}
 Ctrl-C stops it.`);
     const scenario = mock.scenarios.summary();
     if (scenario) {
