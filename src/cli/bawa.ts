@@ -114,7 +114,9 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(values, positionals);
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`bawa ${name}: ${err.message}\n\n${command.usage}`);
+      console.error(
+        `bawa ${name}: ${err.message}\n${err.showUsage ? `\n${command.usage}` : `(bawa ${name} --help lists every option and setting)`}`,
+      );
       return 2;
     }
     console.error(`bawa ${name}: ${(err as Error).message}`);

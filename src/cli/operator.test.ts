@@ -30,3 +30,23 @@ describe("bawa --version", () => {
     expect(out.trim()).toBe(`bawa ${version}`);
   });
 });
+
+describe("a setting that is missing", () => {
+  it("is named without the command's whole usage after it (exit 2)", () => {
+    let failure: { status: number; stderr: string } | undefined;
+    try {
+      execFileSync(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", "cleanup"], {
+        encoding: "utf8",
+        stdio: "pipe",
+        env: { ...process.env, CONFORMANCE_BASE_URL: "http://127.0.0.1:9", CONFORMANCE_REFRESH_TOKEN: "" },
+      });
+    } catch (err) {
+      failure = err as { status: number; stderr: string };
+    }
+    expect(failure?.status).toBe(2);
+    expect(failure?.stderr).toMatch(/^bawa conformance: cleanup needs CONFORMANCE_/);
+    expect(failure?.stderr).toContain("(bawa conformance --help lists every option and setting)");
+    expect(failure?.stderr).not.toContain("usage: bawa conformance");
+    expect(failure?.stderr.trim().split("\n").length).toBeLessThan(4);
+  });
+});

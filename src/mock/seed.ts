@@ -164,14 +164,14 @@ function readObjects(contract: CompiledContract, c: Collection, path: string, wh
     if (problems.length > 0) {
       const p = problems[0]!;
       throw new SeedError(
-        `${where}: object ${i} does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
+        `${where}: object ${i + 1} (counting from 1) does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
       );
     }
     if (c.idProperty === undefined) return;
     const id = String((o as Record<string, unknown>)[c.idProperty]);
     if (id === "" || ids.has(id))
       throw new SeedError(
-        `${where}: object ${i} needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
+        `${where}: object ${i + 1} (counting from 1) needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
       );
     ids.add(id);
   });
