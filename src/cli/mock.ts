@@ -155,7 +155,7 @@ options (flag, else environment variable, else default):
     const dashboard = `${listening.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
   API:        ${base}${listPath}   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
-  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  not served: ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} (${u.reason})`).join("; ")}` : ""}
+  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  not served: ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} (${u.reason})`).join("; ")}` : ""}${contract.resources.detached.map((d) => `\n  detached:   ${d.resource} shows read-only data of its own, not ${d.editable}'s objects: ${d.why} (README, "Adding a resource")`).join("")}
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
   apps:       ${mock.registry
     .applications()

@@ -109,6 +109,30 @@ describe("the resource model of a contract", () => {
     expect(model.collections).toHaveLength(1);
   });
 
+  it("says when an info list meant to show an editable resource can not, naming the property", () => {
+    const withColour = {
+      ...SCHEMAS,
+      ThingInfo: {
+        type: "object",
+        properties: { ThingId: { type: "string" }, Name: { type: "string" }, Colour: { type: "string" } },
+      },
+    };
+    const model = buildResourceModel(contract(THINGS, withColour));
+    expect(model.detached).toEqual([
+      {
+        resource: "ThingInfoList",
+        itemSchema: "ThingInfo",
+        editable: "Thing",
+        missing: ["Colour"],
+        why: "Colour is not a property of Thing",
+      },
+    ]);
+    // It is read-only data of its own: created things never appear in it.
+    expect(model.operations.find((o) => o.operationId === "listThingInfo")!.collection.name).toBe("ThingInfo");
+    // A projection, and data of its own that names no editable resource, are nothing to say.
+    expect(buildResourceModel(contract(THINGS, SCHEMAS)).detached).toEqual([]);
+  });
+
   it("gives a list that projects nothing read-only data of its own; pairs of name and value are a name value list", () => {
     const model = buildResourceModel(
       contract(
