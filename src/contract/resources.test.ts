@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bindProperties } from "../mock/core/binding.ts";
 import type { OpenApiDocument } from "./contract.ts";
-import { compileContract } from "./index.ts";
+import { compileContract, PROJECT_CONTRACT_PATH } from "./index.ts";
 import { buildResourceModel, propertyOfParameter, ResourceModelError } from "./resources.ts";
 
 /** A contract of a few paths and schemas, as small as a test needs. */
@@ -211,7 +211,8 @@ describe("the resource model of a contract", () => {
   });
 
   it("reads the project's contract: Customer, its info list, the administrations", () => {
-    const { resources } = compileContract();
+    // The project's own contract by name (a team's contract in use, BAWA_CONTRACT, has more).
+    const { resources } = compileContract(PROJECT_CONTRACT_PATH);
     expect([...resources.resources].map(([name, r]) => `${name}: ${r.kind} of ${r.collection.name}`)).toEqual([
       "Customer: editable of Customer",
       "AdministrationInfoList: list of AdministrationInfo",
