@@ -76,7 +76,7 @@ export function createMock(options: MockOptions): Mock {
     allowedOrigins: options.allowedOrigins ?? (() => []),
   };
   // The data API: every operation of the contract's resource model (resources.ts).
-  const apiRoutes = resourceRoutes(contract.resources);
+  const apiRoutes = resourceRoutes(contract.resources, contract.doc);
   const routes = [...(options.routes ?? []), ...apiRoutes];
   const rootRoutes = options.rootRoutes ?? [];
 

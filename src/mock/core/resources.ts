@@ -2,10 +2,13 @@
 // per operation, a pure function of (request, state, clock). Nothing here knows
 // a resource by name; what each one is (kind, id, database, dates, shapes) is
 // read from openapi.yaml by src/contract/resources.ts.
+
+import type { OpenApiDocument } from "../../contract/contract.ts";
 import { type Collection, isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { bindProperties } from "./binding.ts";
+import { exampleHandler } from "./examples.ts";
 import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./format.ts";
 import type { MockResponse } from "./http.ts";
 import { applyListQuery, parseListQuery } from "./list-query.ts";
@@ -443,9 +446,10 @@ function writeDates(o: Record<string, unknown>, dates: readonly string[]): void 
 
 /**
  * The routes of the data API: every path of the resource model with a handler per operation,
- * and the operations the model can not serve, answered 501 saying why (never a silent 404).
+ * and the operations outside the result kinds, answered from the contract's examples or schemas
+ * (examples.ts): every operation of the contract is answered as declared, never a silent 404.
  */
-export function resourceRoutes(model: ResourceModel): Route[] {
+export function resourceRoutes(model: ResourceModel, doc: OpenApiDocument): Route[] {
   const routes: Route[] = model.paths.map((p) => ({
     path: p.path,
     operations: p.operations,
@@ -456,18 +460,11 @@ export function resourceRoutes(model: ResourceModel): Route[] {
   for (const u of model.unsupported) {
     let route = routes.find((r) => r.path === u.path);
     if (!route) {
-      route = { path: u.path, methods: {} };
+      // A data route (operations given, none of the model's): Prefer: code= and scenarios work on it.
+      route = { path: u.path, methods: {}, operations: {} };
       routes.push(route);
     }
-    (route.methods as Record<string, Handler>)[u.method] = (req) =>
-      problem(
-        req,
-        501,
-        `bawa mock serves the service description's four result kinds (editable objects, info objects, lists, name value lists); ${u.method} ${u.path} of the contract is none of them: ${u.reason}.`,
-        [],
-        {},
-        { code: "route.not-served" },
-      );
+    (route.methods as Record<string, Handler>)[u.method] = exampleHandler(doc, u);
   }
   return routes;
 }

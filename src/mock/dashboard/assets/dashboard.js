@@ -273,7 +273,9 @@ function renderResources() {
   );
   const notServed = $("#not-served");
   notServed.hidden = model.notServed.length === 0;
-  notServed.textContent = model.notServed.map((u) => `not served: ${u.method} ${u.path}: ${u.reason}`).join("\n");
+  notServed.textContent = model.notServed
+    .map((u) => `stateless, answered from the contract's example or schema: ${u.method} ${u.path}: ${u.reason}`)
+    .join("\n");
 }
 
 /** The rules an answer broke (bawa proxy's judgement): requirement id, where, expected, found. */
