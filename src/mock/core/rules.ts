@@ -49,6 +49,10 @@ export interface Rules {
   accessTokenSeconds: number;
   /** Access tokens stop working when their lifetime is over. */
   accessTokensExpire: boolean;
+  /** An expired access token is refused on writes as on reads (off: only GET checks the lifetime). */
+  accessTokensExpireOnWrites: boolean;
+  /** A refresh token still works once its access tokens expired (the token table's row 3). */
+  refreshAfterExpiry: boolean;
   /** Lifetime of authorization codes (A-CODE-LIFETIME). */
   codeSeconds: number;
   /** Random bytes in every code and token (A-TOKEN-FORMAT). */
@@ -105,6 +109,8 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   cacheControlNoStore: true,
   accessTokenSeconds: 7200,
   accessTokensExpire: true,
+  accessTokensExpireOnWrites: true,
+  refreshAfterExpiry: true,
   codeSeconds: 300,
   tokenBytes: 32,
   requireAccessToken: true,

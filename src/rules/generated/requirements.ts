@@ -81,7 +81,12 @@ export const REQUIREMENTS = {
   "TOK-EXPIRY": {
     kind: "spec",
     section: "States and transitions, Tokens; Limits",
-    text: "7200 seconds after it was issued an access token no longer authorizes requests (401).",
+    text: "7200 seconds after it was issued an access token no longer authorizes requests (401), on every data operation of every resource (reads, lists and writes), for a token of the code flow and one of the implicit flow; 10 seconds before, it still does. Needs a movable clock (/__mock/clock), else not verified.",
+  },
+  "TOK-RENEWED": {
+    kind: "spec",
+    section: "States and transitions, Tokens (rows 3 and 4)",
+    text: "After expiry the token table's way back to \"access token valid\" works in each flow, and the new token authorizes every data operation of every resource; the expired one stays refused. Code flow, by the refresh grant; implicit flow, by logging in again (a new token in the redirect fragment).",
   },
   "TOK-REFRESH": {
     kind: "spec",
@@ -196,7 +201,7 @@ export const REQUIREMENTS = {
   "ERR-4-TOKEN": {
     kind: "spec",
     section: "Errors, rule 4; Authentication, 10",
-    text: "When the token is absent, the answer is 401. Checked per resource.",
+    text: "When the token is absent, the answer is 401. Checked per resource, and on every data operation of the contract at once (token-states.spec.ts).",
   },
   "ERR-4-DATABASE": {
     kind: "spec",
@@ -267,6 +272,11 @@ export const REQUIREMENTS = {
     kind: "oauth",
     section: "RFC 6750 3, 3.1",
     text: "A 401 carries WWW-Authenticate with the Bearer scheme; without credentials no error code, with an unknown or expired token error=\"invalid_token\".",
+  },
+  "OAUTH-INVALID-TOKEN": {
+    kind: "oauth",
+    section: "RFC 6750 3.1 (invalid_token); description, Errors 401",
+    text: "A malformed bearer token, and one the service never issued, are refused with 401 on every data operation of every resource of the contract (reads, lists and writes).",
   },
   "OAUTH-BEARER-CASE": {
     kind: "oauth",
