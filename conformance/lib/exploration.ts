@@ -97,7 +97,10 @@ export interface Outcome {
 }
 
 /** The contract's editable resources the exploration can walk: all four operations, a readable object. */
-export function exploreSubjects(contract: CompiledContract, editable: Iterable<[string, Operation[]]>): ExploreSubject[] {
+export function exploreSubjects(
+  contract: CompiledContract,
+  editable: Iterable<[string, readonly Operation[]]>,
+): ExploreSubject[] {
   const out: ExploreSubject[] = [];
   for (const [name, ops] of editable) {
     const by = Object.fromEntries(ops.map((o) => [o.action, o])) as Partial<Record<Operation["action"], Operation>>;
@@ -227,7 +230,7 @@ async function runSequence(o: ExploreOptions, steps: readonly Step[], lines: Lin
       : { type: "application/xml", text: o.contract.xml.stringify(s.requestSchema, body) };
   const valuesOf = (text: string, format: Format): Map<string, unknown> => {
     if (format === "json") return lower(JSON.parse(text));
-    return lower(readXml(text).value);
+    return lower(readXml(text).fields);
   };
   const compare = (s: ExploreSubject, got: Map<string, unknown>, want: Record<string, unknown>) => {
     const off = s.compared.filter((k) => !same(got.get(k.toLowerCase()), want[k]));
@@ -368,7 +371,12 @@ export function withList(s: ExploreSubject, lists: readonly Operation[]): Explor
 }
 
 /** The report of a failing sequence: numbered requests, then how to replay it. */
-export function reportOf(seed: number, path: string | undefined, steps: readonly Step[], lines: readonly Line[]): string {
+export function reportOf(
+  seed: number,
+  path: string | undefined,
+  steps: readonly Step[],
+  lines: readonly Line[],
+): string {
   const out = [
     `the shortest failing sequence (${steps.length} steps, ${lines.length} requests), seed ${seed}${path ? `, path ${path}` : ""}:`,
   ];
@@ -411,7 +419,13 @@ export async function explore(o: ExploreOptions): Promise<Outcome> {
     ...(o.seconds ? { interruptAfterTimeLimit: o.seconds * 1000 } : {}),
   });
   if (!details.failed || !details.counterexample) {
-    return { ok: true, seed, runs, steps, report: `${runs} sequences, ${steps} steps, seed ${seed}: as the model says` };
+    return {
+      ok: true,
+      seed,
+      runs,
+      steps,
+      report: `${runs} sequences, ${steps} steps, seed ${seed}: as the model says`,
+    };
   }
   const sequence = details.counterexample[0];
   const lines: Line[] = [];

@@ -83,6 +83,8 @@ export interface Rules {
   putFillsDefaults: boolean;
   /** DELETE removes the customer (description, Endpoints). */
   deleteRemoves: boolean;
+  /** A list shows the objects as they are now, creates and deletes included (description, What the service does, 6). */
+  listFollowsWrites: boolean;
   /** Property names of JSON answers: as the field table (pascal) or camelCase as the real family's guides say. */
   jsonNames: "pascal" | "camel";
 }
@@ -124,6 +126,7 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   putChanges: true,
   putFillsDefaults: true,
   deleteRemoves: true,
+  listFollowsWrites: true,
   jsonNames: "pascal",
 });
 

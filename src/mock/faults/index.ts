@@ -5,6 +5,7 @@ import type { Switch } from "../core/scenarios.ts";
 import { AUTHORIZATION_FAULTS } from "./authorization.ts";
 import { RESOURCE_SERVER_FAULTS } from "./resource-server.ts";
 import { RESOURCE_FAULTS } from "./resources.ts";
+import { SEQUENCE_FAULTS } from "./sequences.ts";
 import { TOKEN_ENDPOINT_FAULTS } from "./token-endpoint.ts";
 import { TOKEN_STATE_FAULTS } from "./token-states.ts";
 import { TOLERATED } from "./tolerated.ts";
@@ -15,6 +16,7 @@ export const FAULTS: readonly Switch[] = [
   ...RESOURCE_SERVER_FAULTS,
   ...RESOURCE_FAULTS,
   ...TOKEN_STATE_FAULTS,
+  ...SEQUENCE_FAULTS,
 ];
 
 export { TOLERATED };

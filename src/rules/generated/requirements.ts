@@ -18,6 +18,11 @@ export const REQUIREMENTS = {
     section: "What the service does, 3",
     text: "Payloads can be JSON or XML; Accept chooses the format of an answer, and the XML form carries the JSON form's names and values. Checked per resource.",
   },
+  "SVC-MODEL": {
+    kind: "spec",
+    section: "What the service does, 1, 2, 3 and 6; Resources (defaults); Endpoints",
+    text: "Any sequence of create, read, replace (PUT), delete and list over the editable resources answers as a model of the description says, step by step - a created object reads back with the values sent and the defaults of those left out, in JSON and in XML; a PUT replaces it whole; a deleted one answers 404; the list shows exactly the objects that exist. Explored with random sequences (CONFORMANCE_EXPLORE_STEPS); a failure is shrunk to its shortest sequence and printed with its seed.",
+  },
   "SVC-READ-ONLY-LIST": {
     kind: "spec",
     section: "What the service does, 6",
