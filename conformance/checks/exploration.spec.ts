@@ -36,7 +36,7 @@ test(
       xml: target.kinds.has("assumption"),
       steps: target.explore.steps,
       seconds: target.explore.seconds,
-      ...(target.explore.seed === undefined ? {} : { seed: target.explore.seed }),
+      seed: target.explore.seed,
       ...(target.explore.path === undefined ? {} : { path: target.explore.path }),
       name: () => uniqueName(target.namePrefix),
     });

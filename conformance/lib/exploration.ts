@@ -377,8 +377,11 @@ export function reportOf(
   steps: readonly Step[],
   lines: readonly Line[],
 ): string {
+  // The first line says what differed: a report cut to one line still names the finding.
+  const last = lines.at(-1);
+  const what = last ? `${last.method} ${last.path}: ${last.expected}` : "no request";
   const out = [
-    `the shortest failing sequence (${steps.length} steps, ${lines.length} requests), seed ${seed}${path ? `, path ${path}` : ""}:`,
+    `the shortest failing sequence (${steps.length} steps, ${lines.length} requests), seed ${seed}${path ? `, path ${path}` : ""}; at its end ${what}`,
   ];
   lines.forEach((l, i) => {
     out.push(`  ${i + 1}. ${l.method} ${l.path}${l.body === undefined ? "" : ` ${l.body.slice(0, 400)}`}`);

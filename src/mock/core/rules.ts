@@ -83,6 +83,8 @@ export interface Rules {
   putFillsDefaults: boolean;
   /** DELETE removes the customer (description, Endpoints). */
   deleteRemoves: boolean;
+  /** An XML body's booleans are read like JSON's (off: they are dropped, and take their defaults). */
+  xmlReadsBooleans: boolean;
   /** A list shows the objects as they are now, creates and deletes included (description, What the service does, 6). */
   listFollowsWrites: boolean;
   /** Property names of JSON answers: as the field table (pascal) or camelCase as the real family's guides say. */
@@ -127,6 +129,7 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   putFillsDefaults: true,
   deleteRemoves: true,
   listFollowsWrites: true,
+  xmlReadsBooleans: true,
   jsonNames: "pascal",
 });
 

@@ -18,6 +18,11 @@ export const REQUIREMENTS = {
     section: "What the service does, 3",
     text: "Payloads can be JSON or XML; Accept chooses the format of an answer, and the XML form carries the JSON form's names and values. Checked per resource.",
   },
+  "SVC-FORMATS-WRITE": {
+    kind: "spec",
+    section: "What the service does, 3",
+    text: "A write takes a JSON body and an XML body alike - the same values sent as JSON and as XML, on create and on replace, are stored the same, and read back the same in JSON and in XML. Checked per editable resource, with values that are not the defaults.",
+  },
   "SVC-MODEL": {
     kind: "spec",
     section: "What the service does, 1, 2, 3 and 6; Resources (defaults); Endpoints",
