@@ -42,10 +42,15 @@ export function dataOperations(t: Target): OperationProbe[] {
       // An operation the description does not show rests on an assumption: tried only with that kind.
       if (op.assumption && !t.kinds.has("assumption")) continue;
       const id = op.idParam ? absentId(r) : undefined;
-      const body =
-        op.method === "POST" || op.method === "PUT"
-          ? JSON.stringify(bodyOf(r.collection, uniqueName(t.namePrefix)))
-          : undefined;
+      let body: string | undefined;
+      if (op.method === "POST" || op.method === "PUT") {
+        const value = bodyOf(r.collection, uniqueName(t.namePrefix));
+        // A PUT's body names the id of its path: a body naming another is a wrong request (A-PUT-ID), not a probe.
+        const idProperty = r.collection.idProperty;
+        if (op.method === "PUT" && id !== undefined && idProperty)
+          value[idProperty] = r.collection.idIsNumber ? Number(id) : id;
+        body = JSON.stringify(value);
+      }
       out.push({ resource: r, action: op.action, method: op.method, url: urlOf(t, op, id), ...(body ? { body } : {}) });
     }
   }
