@@ -38,6 +38,8 @@ export interface ExploreSubject {
   defaulted: Record<string, unknown>;
   /** Properties compared after each step: plain text, numbers and booleans the read view shows. */
   compared: string[];
+  /** A value other than the default for each defaulted property, so leaving it out later shows. */
+  alternates: Record<string, unknown>;
   /** Boundary values from each schema a body may carry (a text at its maxLength, a number at a bound). */
   boundaries: Array<[property: string, value: unknown]>;
   nameProperty: string | undefined;
@@ -45,9 +47,17 @@ export interface ExploreSubject {
 
 /** A plain step, printable and replayable. `slot` picks an object this sequence created (deleted ones too). */
 export type Step =
-  | { kind: "create"; resource: string; omit: string[]; boundary: number[]; format: Format }
+  | { kind: "create"; resource: string; omit: string[]; alter: string[]; boundary: number[]; format: Format }
   | { kind: "read"; resource: string; slot: number; accept: Format }
-  | { kind: "replace"; resource: string; slot: number; omit: string[]; boundary: number[]; format: Format }
+  | {
+      kind: "replace";
+      resource: string;
+      slot: number;
+      omit: string[];
+      alter: string[];
+      boundary: number[];
+      format: Format;
+    }
   | { kind: "delete"; resource: string; slot: number }
   | { kind: "list"; resource: string };
 export type Format = "json" | "xml";
@@ -124,6 +134,20 @@ export function exploreSubjects(
         .filter(([k, p]) => p.default !== undefined && !required.has(k) && !skip.has(k))
         .map(([k, p]) => [k, p.default]),
     );
+    const alternates: Record<string, unknown> = {};
+    for (const [k, d] of Object.entries(defaulted)) {
+      const p = props[k]!;
+      const other =
+        typeof d === "boolean"
+          ? !d
+          : (p.enum?.find((v) => v !== d && v !== null) ??
+            (typeof d === "number" && (p.maximum === undefined || d + 1 <= p.maximum)
+              ? d + 1
+              : typeof d === "string" && plain(p) && (p.maxLength ?? 9) >= 3
+                ? `${d}Alt`.slice(-(p.maxLength ?? 9))
+                : undefined));
+      if (other !== undefined && other !== d) alternates[k] = other;
+    }
     const boundaries: Array<[string, unknown]> = [];
     for (const [k, p] of Object.entries(props)) {
       if (skip.has(k) || k === nameProperty || !plain(p) || p.enum || p.const !== undefined) continue;
@@ -141,6 +165,7 @@ export function exploreSubjects(
       op: { create: by.create, read: by.read, update: by.update, delete: by.delete },
       requestSchema: c.request.schema,
       defaulted,
+      alternates,
       compared,
       boundaries,
       nameProperty,
@@ -156,12 +181,13 @@ export function stepArbitrary(subjects: readonly ExploreSubject[], xml: boolean)
   return fc.oneof(
     ...subjects.map((s) => {
       const omit = fc.subarray(Object.keys(s.defaulted));
+      const alter = fc.subarray(Object.keys(s.alternates));
       const boundary = fc.subarray(s.boundaries.map((_, i) => i));
       const resource = fc.constant(s.name);
       return fc.oneof(
-        fc.record({ kind: fc.constant("create" as const), resource, omit, boundary, format }),
+        fc.record({ kind: fc.constant("create" as const), resource, omit, alter, boundary, format }),
         fc.record({ kind: fc.constant("read" as const), resource, slot, accept: format }),
-        fc.record({ kind: fc.constant("replace" as const), resource, slot, omit, boundary, format }),
+        fc.record({ kind: fc.constant("replace" as const), resource, slot, omit, alter, boundary, format }),
         fc.record({ kind: fc.constant("delete" as const), resource, slot }),
         fc.record({ kind: fc.constant("list" as const), resource }),
       );
@@ -212,8 +238,9 @@ async function runSequence(o: ExploreOptions, steps: readonly Step[], lines: Lin
     }
     return a;
   };
-  const bodyOf = (s: ExploreSubject, step: { omit: string[]; boundary: number[] }) => {
+  const bodyOf = (s: ExploreSubject, step: { omit: string[]; alter: string[]; boundary: number[] }) => {
     const body = completeBody(o.contract, s.collection, { name: o.name(), nameProperty: s.nameProperty });
+    for (const k of step.alter) body[k] = s.alternates[k];
     for (const i of step.boundary) {
       const [k, v] = s.boundaries[i]!;
       body[k] = v;
@@ -400,21 +427,25 @@ export function reportOf(
  */
 export async function explore(o: ExploreOptions): Promise<Outcome> {
   const length = o.length ?? 12;
-  const numRuns = Math.max(1, Math.ceil(o.steps / length));
+  // Sequences of 0 to `length` steps, evenly: about length / 2 steps each.
+  const numRuns = Math.max(1, Math.ceil(o.steps / (length / 2)));
   const seed = o.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
   let steps = 0;
   let runs = 0;
-  const property = fc.asyncProperty(fc.array(stepArbitrary(o.subjects, o.xml), { maxLength: length }), async (seq) => {
-    runs++;
-    steps += seq.length;
-    try {
-      await runSequence(o, seq, []);
-      return true;
-    } catch (err) {
-      if (err instanceof Mismatch) return false;
-      throw err;
-    }
-  });
+  const property = fc.asyncProperty(
+    fc.array(stepArbitrary(o.subjects, o.xml), { maxLength: length, size: "max" }),
+    async (seq) => {
+      runs++;
+      steps += seq.length;
+      try {
+        await runSequence(o, seq, []);
+        return true;
+      } catch (err) {
+        if (err instanceof Mismatch) return false;
+        throw err;
+      }
+    },
+  );
   const details = await fc.check(property, {
     seed,
     numRuns,
