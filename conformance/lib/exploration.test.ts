@@ -69,4 +69,11 @@ describe("model-based exploration", () => {
     expect(again.sequence).toEqual(first.sequence);
     expect(again.lines?.map((l) => `${l.method} ${l.path}`)).toEqual(first.lines?.map((l) => `${l.method} ${l.path}`));
   });
+
+  it("finds a PUT that keeps the old value of a property its body left out (the default is due)", async () => {
+    const outcome = await explore({ ...against(["put-keeps-omitted"]), steps: 240, seed: 1 });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.sequence?.map((s) => s.kind)).toContain("replace");
+    expect(outcome.report).toMatch(/differs from the model in /);
+  });
 });
