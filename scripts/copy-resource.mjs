@@ -72,14 +72,15 @@ export function renaming(from, to) {
  */
 export function writeCopy({ from = "Customer", to = "Supplier", out } = {}) {
   const file = resolve(out ?? resolve(ROOT, "reports/second-resource/openapi.yaml"));
-  const text = readFileSync(resolve(ROOT, "openapi/openapi.yaml"), "utf8");
+  // The contract in use: a team's own (BAWA_CONTRACT), else the project's.
+  const source = process.env.BAWA_CONTRACT ? resolve(process.env.BAWA_CONTRACT) : resolve(ROOT, "openapi/openapi.yaml");
+  const text = readFileSync(source, "utf8");
   const options = { maxAliasCount: 1000 };
   const plain = parse(text, options);
   const paths = Object.keys(plain.paths);
   if (!paths.some((p) => p.includes(from) || p.includes(from.toLowerCase())))
-    throw new UsageError(`openapi/openapi.yaml has no path named after ${from}`);
-  if (paths.some((p) => p.includes(to)))
-    throw new UsageError(`openapi/openapi.yaml already has paths named after ${to}`);
+    throw new UsageError(`${source} has no path named after ${from}`);
+  if (paths.some((p) => p.includes(to))) throw new UsageError(`${source} already has paths named after ${to}`);
   const copy = copyResource(plain, from, to);
   const doc = parseDocument(text, options);
   /** @type {Array<{ at: number, text: string }>} */

@@ -23,9 +23,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * Writes the team's contract and seed folder into `out`; returns the contract's path.
  * @param {{ out?: string }} options
  */
-export function writeTeamContract({ out } = {}) {
+export function writeTeamContract({ out, supplier = true } = {}) {
   const dir = resolve(out ?? resolve(ROOT, "reports/second-resource"));
-  const file = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
+  mkdirSync(dir, { recursive: true });
+  const file = supplier
+    ? writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") })
+    : join(dir, "openapi.yaml");
+  if (!supplier) cpSync(resolve(ROOT, "openapi/openapi.yaml"), file);
   const fixture = parse(readFileSync(resolve(ROOT, "scripts/fixtures/product.yaml"), "utf8"));
   const doc = parseDocument(readFileSync(file, "utf8"), { maxAliasCount: 1000 });
   for (const [path, item] of Object.entries(fixture.paths)) doc.setIn(["paths", path], doc.createNode(item));
@@ -36,11 +40,13 @@ export function writeTeamContract({ out } = {}) {
   const seed = join(dir, "mock-data");
   rmSync(seed, { recursive: true, force: true });
   cpSync(resolve(ROOT, "mock-data"), seed, { recursive: true });
-  const supplier = renaming("Customer", "Supplier");
-  mkdirSync(join(seed, "Supplier"), { recursive: true });
-  for (const name of readdirSync(join(seed, "Customer"))) {
-    const objects = JSON.parse(readFileSync(join(seed, "Customer", name), "utf8"));
-    writeFileSync(join(seed, "Supplier", name), `${JSON.stringify(supplier(objects), null, 2)}\n`);
+  if (supplier) {
+    const rename = renaming("Customer", "Supplier");
+    mkdirSync(join(seed, "Supplier"), { recursive: true });
+    for (const name of readdirSync(join(seed, "Customer"))) {
+      const objects = JSON.parse(readFileSync(join(seed, "Customer", name), "utf8"));
+      writeFileSync(join(seed, "Supplier", name), `${JSON.stringify(rename(objects), null, 2)}\n`);
+    }
   }
   mkdirSync(join(seed, "Product"), { recursive: true });
   for (const [database, objects] of Object.entries(fixture.seed)) {
@@ -49,17 +55,21 @@ export function writeTeamContract({ out } = {}) {
   return file;
 }
 
-const USAGE = `usage: node scripts/team-contract.mjs [--out <dir>]
+const USAGE = `usage: node scripts/team-contract.mjs [--out <dir>] [--product-only]
 
 Writes <dir>/openapi.yaml (the project's contract with Supplier, a copy of the customer,
 and Product, scripts/fixtures/product.yaml) and <dir>/mock-data/ (the project's seed with
-both), default reports/second-resource, and prints the contract's path.`;
+both), default reports/second-resource, and prints the contract's path. --product-only adds
+Product alone: the project's contract as a team edits it, which the project's own tests
+(scripts/team-contract.test.ts) must pass on.`;
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    const { values } = parseArgs({ options: { out: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    const { values } = parseArgs({
+      options: { out: { type: "string" }, "product-only": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    });
     if (values.help) console.log(USAGE);
-    else console.log(writeTeamContract({ out: values.out }));
+    else console.log(writeTeamContract({ out: values.out, supplier: !values["product-only"] }));
   } catch (err) {
     if (!(err instanceof TypeError && /^ERR_PARSE_ARGS/.test(err.code ?? ""))) throw err;
     console.error(`team-contract: ${err.message}\n\n${USAGE}`);

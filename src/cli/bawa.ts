@@ -37,9 +37,17 @@ export async function commands(): Promise<Record<string, Command>> {
   return out;
 }
 
+/** bawa's version, from its package.json. */
+async function version(): Promise<string> {
+  const { readFileSync } = await import("node:fs");
+  const { resolve } = await import("node:path");
+  const { PROJECT_ROOT } = await import("../paths.ts");
+  return (JSON.parse(readFileSync(resolve(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+}
+
 async function help(): Promise<string> {
   const lines = Object.entries(await commands()).map(([name, c]) => `  ${name.padEnd(14)} ${c.summary}`);
-  return `usage: bawa <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nbawa <command> --help shows a command's options.`;
+  return `usage: bawa <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nbawa <command> --help shows a command's options; bawa --version its version.`;
 }
 
 /**
@@ -65,6 +73,10 @@ function usageProblem(err: NodeJS.ErrnoException, command: Command): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-v" || name === "version") {
+    console.log(`bawa ${await version()}`);
+    return 0;
+  }
   if (name === "--help" || name === "-h" || name === "help") {
     console.log(await help());
     return 0;
@@ -102,7 +114,9 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(values, positionals);
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`bawa ${name}: ${err.message}\n\n${command.usage}`);
+      console.error(
+        `bawa ${name}: ${err.message}\n${err.showUsage ? `\n${command.usage}` : `(bawa ${name} --help lists every option and setting)`}`,
+      );
       return 2;
     }
     console.error(`bawa ${name}: ${(err as Error).message}`);

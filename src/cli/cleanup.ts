@@ -34,12 +34,12 @@ export async function cleanup(
   try {
     t = loadTarget(env);
   } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
+    if (err instanceof ConfigError) throw new UsageError(err.message, { usage: false });
     throw err;
   }
   const missing = missingOf(t, ["CONFORMANCE_REFRESH_TOKEN", ...CLIENT_SETTINGS]);
   if (missing.length > 0 || !t.client || !t.refreshToken)
-    throw new UsageError(`cleanup needs ${missing.join(", ")} to get a token without a browser`);
+    throw new UsageError(`cleanup needs ${missing.join(", ")} to get a token without a browser`, { usage: false });
   const contractFile = env.CONFORMANCE_CONTRACT || CONTRACT_PATH;
   let model: ResourceModel;
   let doc: ReturnType<typeof loadContract>;

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_PATH, compileContract } from "../contract/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
@@ -179,7 +180,9 @@ describe("--sarif", () => {
       `${field}: ${String(types)}`,
     ).toBe(true);
     expect(finding!.message.text).toContain(field);
-    expect(location!.physicalLocation.artifactLocation.uri.endsWith("openapi/openapi.yaml")).toBe(true);
+    // The contract in use (the project's, or BAWA_CONTRACT's): outside the run's folder, a file: URI.
+    const { uri } = location!.physicalLocation.artifactLocation;
+    expect(uri.startsWith("file:") ? fileURLToPath(uri) : resolve(h.dir, uri)).toBe(CONTRACT_PATH);
     const line = readFileSync(CONTRACT_PATH, "utf8").split("\n")[location!.physicalLocation.region.startLine - 1];
     expect(line?.trim().startsWith(`${field}:`), line).toBe(true);
   });

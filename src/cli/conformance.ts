@@ -221,7 +221,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         try {
           targets.push({ name: t.name, target: loadTarget({ ...env, ...t.settings }) });
         } catch (err) {
-          if (err instanceof ConfigError) throw new UsageError(`${t.name ? `target ${t.name}: ` : ""}${err.message}`);
+          if (err instanceof ConfigError)
+            throw new UsageError(`${t.name ? `target ${t.name}: ` : ""}${err.message}`, { usage: false });
           throw err;
         }
       }
@@ -317,7 +318,7 @@ function namedTargets(
   try {
     out = flags.length > 0 ? [] : configTargets(env);
   } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
+    if (err instanceof ConfigError) throw new UsageError(err.message, { usage: false });
     throw err;
   }
   for (const flag of flags) {
@@ -367,7 +368,7 @@ function gateSettings(values: Record<string, unknown>): Record<string, string> {
     try {
       readBaseline(file);
     } catch (err) {
-      if (err instanceof BaselineError) throw new UsageError(`--baseline: ${err.message}`);
+      if (err instanceof BaselineError) throw new UsageError(`--baseline: ${err.message}`, { usage: false });
       throw err;
     }
     out.CONFORMANCE_BASELINE = file;

@@ -155,7 +155,7 @@ options (flag, else environment variable, else default):
     const dashboard = `${listening.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
   API:        ${base}${listPath}   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
-  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  not served: ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} (${u.reason})`).join("; ")}` : ""}
+  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  not served: ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} (${u.reason})`).join("; ")}` : ""}${contract.resources.detached.map((d) => `\n  detached:   ${d.resource} shows read-only data of its own, not ${d.editable}'s objects: ${d.why} (README, "Adding a resource")`).join("")}
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
   apps:       ${mock.registry
     .applications()
@@ -164,6 +164,7 @@ options (flag, else environment variable, else default):
   dashboard:  ${dashboard}
   control:    POST ${listening.url}/__mock/reset, GET/POST ${listening.url}/__mock/clock (JSON)${controlToken ? `\n  control token: ${controlToken} (header X-Bawa-Control-Token)` : ""}
   state:      ${dataDir ? `objects, applications and tokens kept in ${resolve(dataDir)}` : "in memory (--data-dir keeps them across restarts)"}
+  commands:   npx bawa refresh-token, npx bawa activate find this mock at ${listening.url} with ${listening.url === "http://127.0.0.1:4010" ? "no setting" : `BAWA_MOCK_URL=${listening.url}${process.env.BAWA_PORT ? " (or the same BAWA_PORT)" : ""}`}
 Ctrl-C stops it.`);
     const scenario = mock.scenarios.summary();
     if (scenario) {

@@ -3,11 +3,19 @@
 import { type Command, setting, UsageError } from "./options.ts";
 
 const MOCK_URL_HELP =
-  "  --base-url <url>    BAWA_MOCK_URL   the running mock              (http://127.0.0.1:4010)\n                                      (--url, the earlier name, works too)";
+  "  --base-url <url>    BAWA_MOCK_URL   the running mock; else BAWA_HOST and BAWA_PORT, as `bawa mock`\n                                      reads them (http://127.0.0.1:4010); --url, the earlier name, works too";
 
-/** The running mock's address: --base-url (as every command names a target), --url, BAWA_MOCK_URL. */
-const mockUrl = (values: Record<string, unknown>) =>
-  setting(values, "base-url", "BAWA_MOCK_URL", setting(values, "url", "BAWA_MOCK_URL", "http://127.0.0.1:4010"));
+/**
+ * The running mock's address, found as every command finds it: --base-url (as every command names
+ * a target), --url, BAWA_MOCK_URL, else the address `bawa mock` listens on with the same
+ * BAWA_HOST and BAWA_PORT (a wildcard address is reached on loopback).
+ */
+export function mockUrl(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): string {
+  const given = values["base-url"] ?? values.url ?? env.BAWA_MOCK_URL;
+  if (typeof given === "string" && given !== "") return given;
+  const host = env.BAWA_HOST && !["0.0.0.0", "::"].includes(env.BAWA_HOST) ? env.BAWA_HOST : "127.0.0.1";
+  return `http://${host.includes(":") ? `[${host}]` : host}:${env.BAWA_PORT || 4010}`;
+}
 const URL_OPTIONS = { "base-url": { type: "string" }, url: { type: "string" } } as const;
 
 /** The fields of the mock's control answers that these commands print; `Message` on errors. */

@@ -7,6 +7,17 @@ import { CONTRACT_PATH, type CompiledContract, compileContract } from "../contra
 
 export class UsageError extends Error {
   override name = "UsageError";
+  /**
+   * Whether the command's usage follows the message: yes for a wrong command line, no for a
+   * setting that is missing or wrong (the usage of `bawa conformance` is 80 lines, and the
+   * message already names what to set).
+   */
+  readonly showUsage: boolean;
+
+  constructor(message: string, options: { usage?: boolean } = {}) {
+    super(message);
+    this.showUsage = options.usage ?? true;
+  }
 }
 
 export interface Command {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bindProperties } from "../mock/core/binding.ts";
 import type { OpenApiDocument } from "./contract.ts";
-import { compileContract } from "./index.ts";
+import { compileContract, PROJECT_CONTRACT_PATH } from "./index.ts";
 import { buildResourceModel, propertyOfParameter, ResourceModelError } from "./resources.ts";
 
 /** A contract of a few paths and schemas, as small as a test needs. */
@@ -109,6 +109,30 @@ describe("the resource model of a contract", () => {
     expect(model.collections).toHaveLength(1);
   });
 
+  it("says when an info list meant to show an editable resource can not, naming the property", () => {
+    const withColour = {
+      ...SCHEMAS,
+      ThingInfo: {
+        type: "object",
+        properties: { ThingId: { type: "string" }, Name: { type: "string" }, Colour: { type: "string" } },
+      },
+    };
+    const model = buildResourceModel(contract(THINGS, withColour));
+    expect(model.detached).toEqual([
+      {
+        resource: "ThingInfoList",
+        itemSchema: "ThingInfo",
+        editable: "Thing",
+        missing: ["Colour"],
+        why: "Colour is not a property of Thing",
+      },
+    ]);
+    // It is read-only data of its own: created things never appear in it.
+    expect(model.operations.find((o) => o.operationId === "listThingInfo")!.collection.name).toBe("ThingInfo");
+    // A projection, and data of its own that names no editable resource, are nothing to say.
+    expect(buildResourceModel(contract(THINGS, SCHEMAS)).detached).toEqual([]);
+  });
+
   it("gives a list that projects nothing read-only data of its own; pairs of name and value are a name value list", () => {
     const model = buildResourceModel(
       contract(
@@ -187,7 +211,8 @@ describe("the resource model of a contract", () => {
   });
 
   it("reads the project's contract: Customer, its info list, the administrations", () => {
-    const { resources } = compileContract();
+    // The project's own contract by name (a team's contract in use, BAWA_CONTRACT, has more).
+    const { resources } = compileContract(PROJECT_CONTRACT_PATH);
     expect([...resources.resources].map(([name, r]) => `${name}: ${r.kind} of ${r.collection.name}`)).toEqual([
       "Customer: editable of Customer",
       "AdministrationInfoList: list of AdministrationInfo",

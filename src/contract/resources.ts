@@ -117,11 +117,29 @@ export interface ResourcePath {
   operations: Partial<Record<Method, Operation>>;
 }
 
+/**
+ * A list or info object that looks meant to show an editable resource's objects (its item schema
+ * is named after it, or carries its id) but can not be a projection of it: it shows read-only data
+ * of its own instead, and objects created never appear in it. Said at start, never in silence.
+ */
+export interface Detached {
+  /** The list's or info object's resource (`ProductInfoList`). */
+  resource: string;
+  itemSchema: string;
+  /** The editable resource it seems meant to show. */
+  editable: string;
+  /** Properties of the item schema the editable resource lacks (or why else it can not be one). */
+  missing: string[];
+  why: string;
+}
+
 export interface ResourceModel {
   collections: readonly Collection[];
   operations: readonly Operation[];
   paths: readonly ResourcePath[];
   unsupported: readonly Unsupported[];
+  /** Lists and info objects that show data of their own where an editable resource's was likely meant. */
+  detached: readonly Detached[];
   /** The resources by name: one entry per address (`Customer`, `CustomerInfoList`). */
   resources: ReadonlyMap<string, { kind: ResourceKind; collection: Collection; operations: readonly Operation[] }>;
   collection(name: string): Collection | undefined;
@@ -465,6 +483,7 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
 
   // ── lists and info objects: the editable objects they project, or read-only data of their own ──
   const editable = [...collections];
+  const detached: Detached[] = [];
   for (const v of pendingViews) {
     const itemProps = propsOf(v.itemSchema);
     const source =
@@ -485,6 +504,22 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
         )[0];
     let c = source;
     if (!c) {
+      // Meant to show an editable resource (named after it, or carrying its id) and can not: said.
+      const meant = editable.find(
+        (e) =>
+          e.databaseScoped === (v.g.databaseParam !== undefined) &&
+          (v.itemSchema.startsWith(e.name) || (e.idProperty !== undefined && itemProps.includes(e.idProperty))),
+      );
+      if (meant && !detached.some((d) => d.resource === v.g.name)) {
+        const missing = itemProps.filter((p) => !meant.properties.includes(p));
+        const why =
+          missing.length > 0
+            ? `${missing.join(", ")} ${missing.length > 1 ? "are not properties" : "is not a property"} of ${meant.name}`
+            : meant.idProperty === undefined || !itemProps.includes(meant.idProperty)
+              ? `it does not carry ${meant.idProperty ?? `an id of ${meant.name}`}`
+              : `it is ${v.g.databaseParam !== undefined ? "per database" : "of the whole service"} and ${meant.name} is not`;
+        detached.push({ resource: v.g.name, itemSchema: v.itemSchema, editable: meant.name, missing, why });
+      }
       c = collections.find((x) => !x.editable && x.schema === v.itemSchema);
       if (c && c.databaseScoped !== (v.g.databaseParam !== undefined)) {
         throw new ResourceModelError(
@@ -550,6 +585,7 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
     operations,
     paths: [...paths.values()],
     unsupported,
+    detached,
     resources,
     collection: (name) => byName.get(name),
   };

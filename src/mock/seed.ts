@@ -11,7 +11,10 @@ import { parseYaml } from "../yaml-file.ts";
 import { type Application, type OAuthSeed, registrableRedirectUri, type User } from "./core/oauth/registry.ts";
 import { SERVICE_WIDE, type Seed, type StoredObject } from "./core/store.ts";
 
-export const DEFAULT_SEED_DIR = resolve(PROJECT_ROOT, "mock-data");
+/** The project's own seed: its applications and users serve a seed folder without oauth.yaml. */
+export const PROJECT_SEED_DIR = resolve(PROJECT_ROOT, "mock-data");
+/** The seed in use: BAWA_SEED_DIR (a team's own, as `bawa mock --seed` reads it), else the project's. */
+export const DEFAULT_SEED_DIR = process.env.BAWA_SEED_DIR ? resolve(process.env.BAWA_SEED_DIR) : PROJECT_SEED_DIR;
 
 export class SeedError extends Error {
   override name = "SeedError";
@@ -42,7 +45,7 @@ export function loadSeed(
   if (existsSync(join(dir, "oauth.yaml"))) return { objects, oauth: loadOAuth(dir) };
   // A folder of objects alone (a recording of bawa proxy): the default applications and users
   // serve it, and each user may open its databases too, so its objects can be read at once.
-  const defaults = loadOAuth(DEFAULT_SEED_DIR);
+  const defaults = loadOAuth(PROJECT_SEED_DIR);
   const databases = [
     ...new Set(
       contract.resources.collections.filter((c) => c.databaseScoped).flatMap((c) => Object.keys(objects[c.name] ?? {})),
@@ -164,14 +167,14 @@ function readObjects(contract: CompiledContract, c: Collection, path: string, wh
     if (problems.length > 0) {
       const p = problems[0]!;
       throw new SeedError(
-        `${where}: object ${i} does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
+        `${where}: object ${i + 1} (counting from 1) does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
       );
     }
     if (c.idProperty === undefined) return;
     const id = String((o as Record<string, unknown>)[c.idProperty]);
     if (id === "" || ids.has(id))
       throw new SeedError(
-        `${where}: object ${i} needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
+        `${where}: object ${i + 1} (counting from 1) needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
       );
     ids.add(id);
   });

@@ -168,7 +168,7 @@ export function createMock(options: MockOptions): Mock {
       const served = ctx.config.versions.map((v) => `v${v}`).join(", ");
       return fail(
         404,
-        `API version ${version.number} is not served here; served: ${served}.`,
+        `API version ${version.number} is not served here; served: ${served}. Start the mock with --versions ${[...ctx.config.versions, version.number].join(",")} (BAWA_VERSIONS) to serve it.`,
         "route.version-not-served",
       );
     }
@@ -293,7 +293,9 @@ export function createMock(options: MockOptions): Mock {
       user: m.user,
       database: m.database,
       resource: m.resource,
-      problem: res.status >= 400 ? m.problem : undefined,
+      // A refusal, or an authorization error sent back to the client in a redirect (invalid_scope):
+      // the log line says what was wrong, not only "302".
+      problem: res.status >= 400 || m.code === "authorize.error-redirect" ? m.problem : undefined,
       ignored: m.ignored,
       scenarios: summary || undefined,
     });

@@ -328,7 +328,7 @@ describe("the status rules of the service description", () => {
     const { mock, auth } = freshMock();
     const res = call(mock, "GET", "/v1/api/OTHER/CustomerInfoList", { headers: auth });
     expect(res.status).toBe(401);
-    expect(res.json().Message).toBe("The user of this token may not use database OTHER.");
+    expect(res.json().Message).toBe("The user of this token may not use database OTHER; it may use DEMO.");
   });
 
   it("the Bearer scheme name is case-insensitive", () => {

@@ -87,7 +87,7 @@ function withAccess(op: Operation, next: Next): Handler {
       const res = denied(
         req,
         op,
-        `The user of this token may not use database ${db}.`,
+        `The user of this token may not use database ${db}; it may use ${grant.databases.join(", ")}.`,
         "auth.database-forbidden",
         `Bearer realm="${REALM}", error="insufficient_scope", error_description="${quotable(`no access to database ${db}`)}"`,
       );

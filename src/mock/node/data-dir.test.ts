@@ -6,10 +6,16 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { compileContract } from "../../contract/index.ts";
 import { type BawaMock, buildMock } from "../index.ts";
 import { call, codeFlowTokens } from "../testing.ts";
 import { DataDirError, JOURNAL_FILE, SNAPSHOT_FILE, type WriteOps } from "./data-dir.ts";
 
+// The contract in use (BAWA_CONTRACT, else the project's): its editable resources, and a name it lacks.
+const EDITABLE = compileContract()
+  .resources.collections.filter((c) => c.editable)
+  .map((c) => c.name);
+const ABSENT = ["Supplier", "Gadget", "Widget"].find((n) => !EDITABLE.includes(n))!;
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
@@ -205,17 +211,19 @@ describe("a damaged data directory", () => {
     [
       "a put of a resource the contract does not have",
       '{"op":"put","resource":"Nope","db":"DEMO","object":{}}',
-      /line 2 is not a change: its resource "Nope" is no editable resource of this contract \(Customer\): start the mock with the contract that wrote this data directory \(--contract\)/,
+      new RegExp(
+        `line 2 is not a change: its resource "Nope" is no editable resource of this contract \\(${EDITABLE.join(", ")}\\): start the mock with the contract that wrote this data directory \\(--contract\\)`,
+      ),
     ],
     [
       "counters of a resource the contract does not have (a data directory of another contract)",
-      '{"op":"counters","resource":"Supplier","db":"DEMO","nextId":41,"sequences":{}}',
-      /line 2 is not a change: its resource "Supplier" is no editable resource of this contract/,
+      `{"op":"counters","resource":"${ABSENT}","db":"DEMO","nextId":41,"sequences":{}}`,
+      new RegExp(`line 2 is not a change: its resource "${ABSENT}" is no editable resource of this contract`),
     ],
     [
       "a delete of a resource the contract does not have",
-      '{"op":"delete","resource":"Supplier","db":"DEMO","id":"1"}',
-      /line 2 is not a change: its resource "Supplier" is no editable resource of this contract/,
+      `{"op":"delete","resource":"${ABSENT}","db":"DEMO","id":"1"}`,
+      new RegExp(`line 2 is not a change: its resource "${ABSENT}" is no editable resource of this contract`),
     ],
     [
       "a customer that breaks the contract",

@@ -206,7 +206,7 @@ describe("where a request goes", () => {
       { version: undefined, endpoint: "data", template: "/api/{database_id}/CustomerInfoList" },
     ],
     ["/v1/OAuth/Authorize?client_id=x", { endpoint: "authorize", operationId: "authorize" }],
-    ["/v1/api/DEMO/Supplier/1", { endpoint: "data", template: undefined }],
+    ["/v1/api/DEMO/NoSuchResource/1", { endpoint: "data", template: undefined }],
   ])("%s", (url, want) => {
     expect(places.of("GET", url)).toMatchObject(want);
   });

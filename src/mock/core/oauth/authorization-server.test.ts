@@ -256,6 +256,39 @@ describe("token endpoint refusals (RFC 6749 5.2)", () => {
   });
 });
 
+describe("refusals a developer meets pointing a client at the mock say what to do", () => {
+  it("another scope: both endpoints name the one served and --scope", () => {
+    const { mock } = freshMock();
+    const family = "http://UNIT4.Multivers.API/Web/WebApi/*";
+    const redirect = call(mock, "GET", authorizeUrl({ ...valid, scope: family }));
+    expect(redirect.status).toBe(302);
+    const description = new URL(redirect.headers.location!).searchParams.get("error_description");
+    expect(description).toBe(
+      `the only scope is ${SCOPE}; start the mock with --scope <value> (BAWA_SCOPE) to serve another`,
+    );
+    // The request log's line says it too, not only "302".
+    expect(mock.log.since().at(-1)).toMatchObject({ status: 302, problem: `invalid_scope: ${description}` });
+    const code = codeOf(mock);
+    const token = tokenRequest(mock, { grant_type: "authorization_code", code, ...creds(DEMO_APP), scope: family });
+    expect(token.json()).toEqual({ error: "invalid_scope", error_description: description });
+  });
+
+  it("another version names the versions served and --versions", () => {
+    const { mock } = freshMock();
+    const res = call(mock, "GET", "/v22/api/DEMO/CustomerInfoList");
+    expect(res.status).toBe(404);
+    expect(res.json().Message).toBe(
+      "API version 22 is not served here; served: v1. Start the mock with --versions 1,22 (BAWA_VERSIONS) to serve it.",
+    );
+  });
+
+  it("another redirect URI names the registered one", () => {
+    const { mock } = freshMock();
+    const page = call(mock, "GET", authorizeUrl({ ...valid, redirect_uri: `${DEMO_APP.redirectUri}/x` }));
+    expect(page.text).toContain(`(${DEMO_APP.redirectUri}): send that one, or register this one in the portal.`);
+  });
+});
+
 describe("the authorization endpoint", () => {
   it.each([
     ["an unknown client", { client_id: "nobody" }, /No application is registered with client_id nobody/],

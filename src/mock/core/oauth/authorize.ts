@@ -2,6 +2,7 @@
 // pure handlers over the registry, the token store, the mock's clock and its
 // rules. Until client and redirect URI are verified nothing redirects
 // (RFC 6749 4.1.2.1, RFC 9700 4.11); later errors go back to the client.
+
 import { createHmac, randomBytes } from "node:crypto";
 import { formOf, type MockResponse, type Params, single } from "../http.ts";
 import {
@@ -12,6 +13,7 @@ import {
 } from "../limits.ts";
 import type { Route, RoutedRequest } from "../router.ts";
 import { CappedMap, type CapReached, isLocalSource, sourceOf } from "./caps.ts";
+import { scopeHint } from "./hints.ts";
 import { errorScreen, limitScreen, loginScreen, permissionScreen, screen } from "./pages.ts";
 import { type Application, type Registry, registrableRedirectUri } from "./registry.ts";
 import { cookie, sameSecret } from "./secrets.ts";
@@ -124,8 +126,8 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
     if (!app) {
       const known = registry.application(clientId);
       const why = known
-        ? `The application ${clientId} is not active yet (status ${known.status}).`
-        : `No application is registered with client_id ${clientId}.`;
+        ? `The application ${clientId} is not active yet (status ${known.status}): activate it with npx bawa activate ${clientId}.`
+        : `No application is registered with client_id ${clientId}: register one in the mock's portal (/portal) or in its seed (mock-data/), and use its client_id.`;
       return errorPage(req, why, unverified);
     }
     if (typeof asked !== "string") return errorPage(req, "redirect_uri is missing or repeated.");
@@ -134,7 +136,11 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
       // Without exact matching any well-formed URI is used, as a lax server would (a fault, never the default).
       const loose = registrableRedirectUri(asked);
       if (rules.exactRedirectUri || !loose.ok) {
-        return errorPage(req, "redirect_uri does not match the redirect URI registered for this application.", asked);
+        return errorPage(
+          req,
+          `redirect_uri does not match the redirect URI registered for this application (${app.redirectUri}): send that one, or register this one in the portal.`,
+          asked,
+        );
       }
       redirectUri = loose.uri;
     }
@@ -159,7 +165,7 @@ export function createAuthorization(registry: Registry, tokens: TokenStore): Aut
       return fail("unsupported_response_type", "response_type must be code or token");
     }
     if (scope === undefined || scope === null) return fail("invalid_scope", "scope is missing or repeated");
-    if (scope !== config.scope) return fail("invalid_scope", `the only scope is ${config.scope}`);
+    if (scope !== config.scope) return fail("invalid_scope", scopeHint(config.scope));
 
     // Capped (A-LIMITS): a full cap refuses the newcomer and drops no one else's request (a full
     // address displaces its own oldest request whose screen no browser has seen).

@@ -2,9 +2,11 @@
 // Endpoints; RFC 6749 4.1.3 and 6). Client credentials come in the form body,
 // as every known client of the family sends them, or in an HTTP Basic header,
 // as RFC 6749 2.3.1 says a server MUST support (A-TOKEN-CLIENT-AUTH).
+
 import { basicCredentials } from "../../../rules/oauth.ts";
 import { formOf, type MockResponse } from "../http.ts";
 import type { Route, RoutedRequest } from "../router.ts";
+import { scopeHint } from "./hints.ts";
 import type { Registry } from "./registry.ts";
 import { sameSecret } from "./secrets.ts";
 import type { Issuable, TokenStore } from "./tokens.ts";
@@ -78,7 +80,7 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
     }
     const scope = get("scope");
     if (scope !== undefined && scope !== config.scope) {
-      return fail(400, "invalid_scope", `the only scope is ${config.scope}`);
+      return fail(400, "invalid_scope", scopeHint(config.scope));
     }
     const redirectUri = get("redirect_uri") ?? app.redirectUri;
     const now = req.ctx.clock.now();
@@ -112,7 +114,7 @@ export function tokenRoutes(registry: Registry, tokens: TokenStore): Route[] {
       return issued(access.accessToken, tokens.issueRefreshToken(redeemed.grant), access.expiresIn);
     }
     if (rules.exactRedirectUri && redirectUri !== app.redirectUri) {
-      return fail(400, "invalid_grant", "redirect_uri does not match the registered redirect URI");
+      return fail(400, "invalid_grant", `redirect_uri does not match the registered redirect URI (${app.redirectUri})`);
     }
     const refreshed = tokens.refreshGrant(get("refresh_token")!, app.clientId, now);
     if (!refreshed.ok) return fail(400, "invalid_grant", refreshed.description);

@@ -1,0 +1,71 @@
+// A team edits the contract as the README's "Adding a resource" says, and the
+// project's own tests stay green: the tests that name resources, their counts
+// or their messages read them from the contract in use (BAWA_CONTRACT, with its
+// seed in BAWA_SEED_DIR), and here they run on the project's contract with
+// Product added (scripts/fixtures/product.yaml: seed data, short maxLengths,
+// required fields of its own), with no TypeScript changed; so does the suite
+// against the mock on it. (The fault matrix runs on such a contract in every
+// `npm test`: `npm run faults`.)
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../src/paths.ts";
+import { writeTeamContract } from "./team-contract.mjs";
+
+/** The tests that read the set of resources, their seed counts or messages of the contract in use. */
+const AFFECTED = [
+  "src/contract/resources.test.ts",
+  "src/mock/node/second-resource.test.ts",
+  "src/mock/node/data-dir.test.ts",
+  "src/rules/judge/judge.test.ts",
+  "src/mock/seed.test.ts",
+  "src/mock/dashboard/dashboard.test.ts",
+];
+
+const dir = mkdtempSync(join(tmpdir(), "bawa-team-contract-"));
+const contract = writeTeamContract({ out: dir, supplier: false });
+const env = { ...process.env, BAWA_CONTRACT: contract, BAWA_SEED_DIR: join(dir, "mock-data"), CI: "1" };
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => done({ code: code ?? 1, out }));
+  });
+}
+
+describe("the project's tests on a contract a team added a resource to", () => {
+  it("the tests that name resources pass on it, unchanged", async () => {
+    const vitest = resolve(PROJECT_ROOT, "node_modules/vitest/vitest.mjs");
+    const { code, out } = await run([vitest, "run", "--maxWorkers", "1", ...AFFECTED]);
+    expect(code, out.slice(-4000)).toBe(0);
+    expect(out).toMatch(new RegExp(`Test Files\\s+(\\x1b\\[[0-9;]*m)*${AFFECTED.length} passed`));
+  }, 300_000);
+
+  it("the suite passes the mock on it, and checks Product with the generic rules", async () => {
+    const { code, out } = await run([
+      resolve(PROJECT_ROOT, "bin/bawa.js"),
+      "conformance",
+      "--contract",
+      contract,
+      "--output",
+      join(dir, "reports"),
+    ]);
+    expect(code, out.slice(-4000)).toBe(0);
+    expect(out).toContain("Verdict: PASSED");
+    expect(out).toMatch(/Contract coverage: (\d+) of \1 operations exercised/);
+    const summary = JSON.parse(readFileSync(join(dir, "reports/summary.json"), "utf8")) as {
+      requirements: Array<{ row: string; verdict: string }>;
+    };
+    const product = summary.requirements.filter((r) => r.row.endsWith("· Product"));
+    expect(product.map((r) => r.row)).toEqual(
+      expect.arrayContaining(["SVC-METHODS · Product", "A-INVALID-BODIES · Product"]),
+    );
+    for (const r of product) expect(r.verdict, r.row).toBe("passed");
+  }, 300_000);
+});
