@@ -12,6 +12,7 @@ import { described, valueNamed } from "../../src/rules/names.ts";
 import { readXml, xmlText } from "../../src/rules/xml.ts";
 import { apiBase } from "../lib/config.ts";
 import { notCreated, send } from "../lib/http.ts";
+import { absentId } from "../lib/operations.ts";
 import { NOT_APPLICABLE, NOT_CHECKED, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
 import {
   bodyOf,
@@ -37,17 +38,6 @@ const about = (r: Resource, details: { tag: string[] }) => ({
   ...details,
   annotation: { type: SUBJECT_ANNOTATION, description: r.name },
 });
-/**
- * An id no object of the resource has, that its id property's schema accepts (a number for a
- * number id, no longer than its maxLength): a refusal for the shape of the id is not the answer
- * to an id that does not exist.
- */
-const absentId = (r: Resource) => {
-  const c = r.collection;
-  const room = Math.max(2, Math.min(c.idMaxLength ?? 8, 8));
-  if (c.idIsNumber) return String(10 ** (room - 1) - 1 + Math.floor(Math.random() * 9 * 10 ** (room - 2)));
-  return `ZZ${Date.now().toString(36)}`.slice(0, room);
-};
 
 /** Creates an object of an editable resource for a check and gives back its id and how to remove it. */
 async function anObject(

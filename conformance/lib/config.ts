@@ -43,6 +43,8 @@ export interface Target {
   readOnly: boolean;
   /** How answers 429 and 503 are retried. */
   retries: RetryPolicy;
+  /** The model-based exploration's budget, and the seed (and fast-check path) that replays one. */
+  explore: { steps: number; seconds: number; seed: number; path?: string };
   /** How long one request may take, its answer read whole (CONFORMANCE_REQUEST_TIMEOUT). */
   requestTimeoutMs: number;
   /** The largest answer read; a larger one fails its check unread (CONFORMANCE_MAX_ANSWER_BYTES). */
@@ -60,6 +62,9 @@ export interface RetryPolicy {
   /** The longest wait, in seconds, a Retry-After may ask for; a longer one ends the retries. */
   maxWaitSeconds: number;
 }
+
+/** Steps of the model-based exploration by default: a few seconds against a local target. */
+export const DEFAULT_EXPLORE_STEPS = 240;
 
 /** How long one request may take by default, in seconds (CONFORMANCE_REQUEST_TIMEOUT). */
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
@@ -112,6 +117,16 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
     "CONFORMANCE_STRICT",
     "1: fail the run on any requirement not verified (a setting missing, not verifiable on the target), not only on failures",
   ],
+  [
+    "CONFORMANCE_EXPLORE_STEPS",
+    `steps of the model-based exploration (random create/read/replace/delete/list sequences; default ${DEFAULT_EXPLORE_STEPS}, 0 turns it off)`,
+  ],
+  ["CONFORMANCE_EXPLORE_SECONDS", "seconds after which the exploration starts no new sequence (default 30)"],
+  [
+    "CONFORMANCE_EXPLORE_SEED",
+    "the exploration's seed (default 1, so runs explore alike; another explores other sequences; a failure prints the one that replays it)",
+  ],
+  ["CONFORMANCE_EXPLORE_PATH", "fast-check's path of a failing sequence (printed with it): replays only that one"],
   ["CONFORMANCE_SEED", "the seed of the generated invalid bodies (fixed in CI; a failure prints the one to replay)"],
   ["CONFORMANCE_RUNS", "generated invalid bodies per property (default 40)"],
   [
@@ -316,6 +331,13 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     retries: {
       times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
       maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
+    },
+    explore: {
+      steps: count("CONFORMANCE_EXPLORE_STEPS", s.EXPLORE_STEPS, DEFAULT_EXPLORE_STEPS, 1_000_000),
+      seconds: count("CONFORMANCE_EXPLORE_SECONDS", s.EXPLORE_SECONDS, 30, 86_400, 1),
+      // A fixed seed by default: two runs of one target explore alike, and the fault matrix's verdicts do not vary.
+      seed: count("CONFORMANCE_EXPLORE_SEED", s.EXPLORE_SEED, 1, 2 ** 31 - 1),
+      ...(s.EXPLORE_PATH ? { path: s.EXPLORE_PATH } : {}),
     },
     requestTimeoutMs:
       count("CONFORMANCE_REQUEST_TIMEOUT", s.REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_SECONDS, 3600, 1) * 1000,

@@ -39,6 +39,8 @@ const FLAGS: Record<string, string> = {
   kinds: "CONFORMANCE_KINDS",
   config: "CONFORMANCE_CONFIG",
   contract: "CONFORMANCE_CONTRACT",
+  "explore-steps": "CONFORMANCE_EXPLORE_STEPS",
+  "explore-seed": "CONFORMANCE_EXPLORE_SEED",
 };
 
 /** The settings the suite needs to check the project's own mock, everything included. */

@@ -77,7 +77,7 @@ export function bodyFormat(contentType: string | undefined): Format | undefined 
  * format; for errors, the operation whose ModelState names its fields.
  */
 export interface Answering {
-  ctx: { contract: CompiledContract; rules: Pick<Rules, "jsonNames"> };
+  ctx: { contract: CompiledContract; rules: Pick<Rules, "jsonNames" | "xmlReadsBooleans"> };
   format: Format;
   operation?: Pick<Operation, "collection" | "idParam"> | undefined;
 }
@@ -232,6 +232,10 @@ export function decodeBody(
         );
       }
       value = contract.xml.parse(schemaName, text.text);
+      if (!a.ctx.rules.xmlReadsBooleans && typeof value === "object" && value !== null) {
+        // The fault xml-booleans-ignored: an XML body's true/false elements are dropped, as if absent.
+        value = Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v !== "boolean"));
+      }
     }
   } catch (err) {
     const reason = err instanceof XmlError || err instanceof SyntaxError ? err.message : String(err);

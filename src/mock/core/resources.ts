@@ -48,12 +48,9 @@ function withAccess(op: Operation, next: Next): Handler {
   return (req) => {
     const { ctx } = req;
     const { rules } = ctx;
-    const bearer = checkBearer(
-      req.headers.authorization,
-      ctx.tokens,
-      ctx.clock.now(),
-      rules.bearerSchemeCaseInsensitive,
-    );
+    // The fault expired-accepted-on-writes judges a write's token as at the epoch, when none had expired.
+    const at = op.method !== "GET" && !rules.accessTokensExpireOnWrites ? 0 : ctx.clock.now();
+    const bearer = checkBearer(req.headers.authorization, ctx.tokens, at, rules.bearerSchemeCaseInsensitive);
     let grant: AccessGrant;
     if (bearer.kind === "granted") grant = bearer.grant;
     else if (bearer.kind === "missing" && !rules.requireAccessToken) grant = ANONYMOUS;
@@ -139,6 +136,20 @@ const notFound = (req: RoutedRequest, op: Operation, db: string, id: string) =>
   );
 
 /** A list: the collection's objects as the list's items show them, with the OData list parameters. */
+// The fault stale-list: the first list of a collection is kept for good, as a cache that no
+// write clears would: objects created after it never show, deleted ones stay (only a sequence
+// of calls shows it). Kept per store, so a reset mock starts without it.
+const staleLists = new WeakMap<object, Map<string, readonly StoredObject[]>>();
+function staleList(store: object, key: string, fresh: readonly StoredObject[]): readonly StoredObject[] {
+  let lists = staleLists.get(store);
+  if (!lists) {
+    lists = new Map();
+    staleLists.set(store, lists);
+  }
+  if (!lists.has(key)) lists.set(key, [...fresh]);
+  return lists.get(key)!;
+}
+
 function listObjects(op: Operation): Next {
   const { collection: c, view } = op;
   const whole = view.properties.length === c.properties.length && view.schema === c.schema;
@@ -155,10 +166,11 @@ function listObjects(op: Operation): Next {
     const open = byDatabase === undefined || grant.databases.includes("*") ? undefined : new Set(grant.databases);
     const scope = open ? `:${[...open].join(",")}` : "";
     // The objects in order, kept until the next write: a page is then a slice of them.
-    const all = store.memo(c.name, db, `objects${scope}`, () => {
+    const fresh = store.memo(c.name, db, `objects${scope}`, () => {
       const objects = store.list(c.name, db);
       return open ? objects.filter((o) => open.has(String(o[byDatabase!]))) : objects;
     });
+    const all = rules.listFollowsWrites ? fresh : staleList(store, `${c.name}\u0000${db}${scope}`, fresh);
     const list = () =>
       answer(
         req,

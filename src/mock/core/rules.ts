@@ -49,6 +49,10 @@ export interface Rules {
   accessTokenSeconds: number;
   /** Access tokens stop working when their lifetime is over. */
   accessTokensExpire: boolean;
+  /** An expired access token is refused on writes as on reads (off: only GET checks the lifetime). */
+  accessTokensExpireOnWrites: boolean;
+  /** A refresh token still works once its access tokens expired (the token table's row 3). */
+  refreshAfterExpiry: boolean;
   /** Lifetime of authorization codes (A-CODE-LIFETIME). */
   codeSeconds: number;
   /** Random bytes in every code and token (A-TOKEN-FORMAT). */
@@ -79,6 +83,10 @@ export interface Rules {
   putFillsDefaults: boolean;
   /** DELETE removes the customer (description, Endpoints). */
   deleteRemoves: boolean;
+  /** An XML body's booleans are read like JSON's (off: they are dropped, and take their defaults). */
+  xmlReadsBooleans: boolean;
+  /** A list shows the objects as they are now, creates and deletes included (description, What the service does, 6). */
+  listFollowsWrites: boolean;
   /** Property names of JSON answers: as the field table (pascal) or camelCase as the real family's guides say. */
   jsonNames: "pascal" | "camel";
 }
@@ -105,6 +113,8 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   cacheControlNoStore: true,
   accessTokenSeconds: 7200,
   accessTokensExpire: true,
+  accessTokensExpireOnWrites: true,
+  refreshAfterExpiry: true,
   codeSeconds: 300,
   tokenBytes: 32,
   requireAccessToken: true,
@@ -118,6 +128,8 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   putChanges: true,
   putFillsDefaults: true,
   deleteRemoves: true,
+  listFollowsWrites: true,
+  xmlReadsBooleans: true,
   jsonNames: "pascal",
 });
 

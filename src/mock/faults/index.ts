@@ -5,7 +5,9 @@ import type { Switch } from "../core/scenarios.ts";
 import { AUTHORIZATION_FAULTS } from "./authorization.ts";
 import { RESOURCE_SERVER_FAULTS } from "./resource-server.ts";
 import { RESOURCE_FAULTS } from "./resources.ts";
+import { SEQUENCE_FAULTS } from "./sequences.ts";
 import { TOKEN_ENDPOINT_FAULTS } from "./token-endpoint.ts";
+import { TOKEN_STATE_FAULTS } from "./token-states.ts";
 import { TOLERATED } from "./tolerated.ts";
 
 export const FAULTS: readonly Switch[] = [
@@ -13,6 +15,8 @@ export const FAULTS: readonly Switch[] = [
   ...AUTHORIZATION_FAULTS,
   ...RESOURCE_SERVER_FAULTS,
   ...RESOURCE_FAULTS,
+  ...TOKEN_STATE_FAULTS,
+  ...SEQUENCE_FAULTS,
 ];
 
 export { TOLERATED };

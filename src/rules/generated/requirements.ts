@@ -18,6 +18,16 @@ export const REQUIREMENTS = {
     section: "What the service does, 3",
     text: "Payloads can be JSON or XML; Accept chooses the format of an answer, and the XML form carries the JSON form's names and values. Checked per resource.",
   },
+  "SVC-FORMATS-WRITE": {
+    kind: "spec",
+    section: "What the service does, 3",
+    text: "A write takes a JSON body and an XML body alike - the same values sent as JSON and as XML, on create and on replace, are stored the same, and read back the same in JSON and in XML. Checked per editable resource, with values that are not the defaults.",
+  },
+  "SVC-MODEL": {
+    kind: "spec",
+    section: "What the service does, 1, 2, 3 and 6; Resources (defaults); Endpoints",
+    text: "Any sequence of create, read, replace (PUT), delete and list over the editable resources answers as a model of the description says, step by step - a created object reads back with the values sent and the defaults of those left out, in JSON and in XML; a PUT replaces it whole; a deleted one answers 404; the list shows exactly the objects that exist. Explored with random sequences (CONFORMANCE_EXPLORE_STEPS); a failure is shrunk to its shortest sequence and printed with its seed.",
+  },
   "SVC-READ-ONLY-LIST": {
     kind: "spec",
     section: "What the service does, 6",
@@ -81,7 +91,12 @@ export const REQUIREMENTS = {
   "TOK-EXPIRY": {
     kind: "spec",
     section: "States and transitions, Tokens; Limits",
-    text: "7200 seconds after it was issued an access token no longer authorizes requests (401).",
+    text: "7200 seconds after it was issued an access token no longer authorizes requests (401), on every data operation of every resource (reads, lists and writes), for a token of the code flow and one of the implicit flow; 10 seconds before, it still does. Needs a movable clock (/__mock/clock), else not verified.",
+  },
+  "TOK-RENEWED": {
+    kind: "spec",
+    section: "States and transitions, Tokens (rows 3 and 4)",
+    text: "After expiry the token table's way back to \"access token valid\" works in each flow, and the new token authorizes every data operation of every resource; the expired one stays refused. Code flow, by the refresh grant; implicit flow, by logging in again (a new token in the redirect fragment).",
   },
   "TOK-REFRESH": {
     kind: "spec",
@@ -196,7 +211,7 @@ export const REQUIREMENTS = {
   "ERR-4-TOKEN": {
     kind: "spec",
     section: "Errors, rule 4; Authentication, 10",
-    text: "When the token is absent, the answer is 401. Checked per resource.",
+    text: "When the token is absent, the answer is 401. Checked per resource, and on every data operation of the contract at once (token-states.spec.ts).",
   },
   "ERR-4-DATABASE": {
     kind: "spec",
@@ -267,6 +282,11 @@ export const REQUIREMENTS = {
     kind: "oauth",
     section: "RFC 6750 3, 3.1",
     text: "A 401 carries WWW-Authenticate with the Bearer scheme; without credentials no error code, with an unknown or expired token error=\"invalid_token\".",
+  },
+  "OAUTH-INVALID-TOKEN": {
+    kind: "oauth",
+    section: "RFC 6750 3.1 (invalid_token); description, Errors 401",
+    text: "A malformed bearer token, and one the service never issued, are refused with 401 on every data operation of every resource of the contract (reads, lists and writes).",
   },
   "OAUTH-BEARER-CASE": {
     kind: "oauth",

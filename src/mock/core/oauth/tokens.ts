@@ -326,6 +326,15 @@ export class TokenStore implements TokenVerifier {
     if (this.rules.refreshBoundToClient && r.clientId !== clientId) {
       return { ok: false, description: "The refresh token was issued to another client" };
     }
+    if (!this.rules.refreshAfterExpiry && r.family !== undefined) {
+      // The fault refresh-only-while-valid: a refresh token that works only while an access token of its family does.
+      const family = this.#families.get(r.family) ?? [];
+      const live = family.some((t) => {
+        const a = this.#access.get(t);
+        return a !== undefined && !a.revoked && now < a.expiresAt;
+      });
+      if (!live) return { ok: false, description: "The access token of this refresh token expired" };
+    }
     const grant = TokenStore.#grant(r);
     if (!this.rules.rotateRefreshTokens) return { ok: true, grant, refreshToken: token };
     this.revoke(token, now);
