@@ -175,6 +175,7 @@ describe("a contract with Supplier copied from Customer, and no code of its own"
           "SVC-FIELDS: passed",
           "SVC-FORMATS: passed",
           "SVC-FORMATS: passed",
+          "SVC-FORMATS-WRITE: passed",
           "SVC-METHODS: passed",
           "SVC-READ-ONLY-LIST: passed",
           "SVC-RESOURCE-ADDRESS: passed",
