@@ -44,7 +44,9 @@ describe("the project's tests on a contract a team added a resource to", () => {
     const vitest = resolve(PROJECT_ROOT, "node_modules/vitest/vitest.mjs");
     const { code, out } = await run([vitest, "run", "--maxWorkers", "1", ...AFFECTED]);
     expect(code, out.slice(-4000)).toBe(0);
-    expect(out).toMatch(new RegExp(`Test Files\\s+(\\x1b\\[[0-9;]*m)*${AFFECTED.length} passed`));
+    // vitest colours its summary even in a pipe: its escapes are read past.
+    const plain = out.replaceAll(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
+    expect(plain).toMatch(new RegExp(`Test Files\\s+${AFFECTED.length} passed`));
   }, 300_000);
 
   it("the suite passes the mock on it, and checks Product with the generic rules", async () => {
