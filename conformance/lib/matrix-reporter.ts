@@ -22,6 +22,7 @@ import {
 import { BaselineError, baselineLines, compareWithBaseline, readBaseline, type SinceBaseline } from "./baseline.ts";
 import type { Kind } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
+import { cell, esc } from "./markup.ts";
 import {
   ANSWERS_ANNOTATION,
   COVERAGE_ANNOTATION,
@@ -711,16 +712,6 @@ const uncoveredHint = (r: Requirement) =>
   `no check covers this requirement; add one with covers("${r.id}") to conformance/checks/${r.file}`;
 
 /**
- * Text in a cell of a Markdown table, shown as it is: markup a target sent (HTML, links,
- * emphasis) is escaped, never rendered, and the cell stays one cell of one row.
- */
-const cell = (s: string) =>
-  s
-    .replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)
-    .replace(/[\\`*_[\]|~#!()]/g, "\\$&")
-    .replace(/\s*\n\s*/g, " ");
-
-/**
  * Text a target sent (a failure quoting its answer), in a cell of a Markdown table: a code span,
  * where nothing is markup, not even an address a renderer would make a link of.
  */
@@ -776,7 +767,6 @@ export function markdown(s: Summary): string {
   ].join("\n");
 }
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 const COLOR: Record<Verdict, string> = {
   passed: "#e6f4ea",
   failed: "#fce8e6",

@@ -8,6 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type AnswerDifference, type AnswerShape, compareShapes } from "../../src/rules/answer-shape.ts";
+import { cell, esc } from "./markup.ts";
 
 /** What the comparison reads of each target's run. */
 export interface ComparedTarget {
@@ -104,9 +105,6 @@ export function sideBySideLines(s: SideBySide, targets: readonly ComparedTarget[
   }
   return lines;
 }
-
-const esc = (t: string) => t.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-const cell = (t: string) => t.replace(/[\\`*_[\]|<>]/g, "\\$&").replace(/\s*\n\s*/g, " ");
 
 /** Writes comparison.json, comparison.md and comparison.html into `dir`; returns the HTML's path. */
 export function writeSideBySide(dir: string, s: SideBySide, targets: readonly ComparedTarget[]): string {
