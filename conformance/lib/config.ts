@@ -131,7 +131,7 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ["CONFORMANCE_RUNS", "generated invalid bodies per property (default 40)"],
   [
     "CONFORMANCE_WORKERS",
-    "checks run at once against the target (default 1); the own mock refuses more, since checks move its clock",
+    "checks run at once against the target (default 1, gentle on an environment); the own mock: one mock per worker, 1 to 8 (default 2 where there are two cores)",
   ],
   ["CONFORMANCE_RETRIES", "times a request answered 429 or 503 is sent again, honouring Retry-After (default 3)"],
   [
@@ -281,6 +281,25 @@ function editDistance(a: string, b: string): number {
     row = next;
   }
   return row[b.length]!;
+}
+
+/**
+ * The own mock's run has a mock per worker (`bawa conformance` starts them): a check that moves one
+ * mock's clock then moves no other worker's tokens. This variable lists each mock's settings (its
+ * address and refresh token), over the run's; a worker takes the one of its parallel index.
+ */
+export const OWN_MOCKS_VARIABLE = "CONFORMANCE_OWN_MOCKS";
+
+/** The settings of each own mock of the run; none when it checks a target of its own. */
+export function ownMocks(env: NodeJS.ProcessEnv = process.env): Array<Record<string, string>> {
+  const raw = env[OWN_MOCKS_VARIABLE];
+  return raw ? (JSON.parse(raw) as Array<Record<string, string>>) : [];
+}
+
+/** The settings of this worker's own mock, or none when the run has no own mocks. */
+export function ownMockOfWorker(parallelIndex: number, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const mocks = ownMocks(env);
+  return mocks.length > 0 ? mocks[parallelIndex % mocks.length]! : {};
 }
 
 export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {

@@ -8,7 +8,7 @@
 // last net, then deletes the run's private folder (decision 0023).
 import { rmSync } from "node:fs";
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from "@playwright/test/reporter";
-import { readSettings } from "./config.ts";
+import { ownMocks, readSettings } from "./config.ts";
 import { redactTree } from "./redact-files.ts";
 import { RUN_DIR_VARIABLE, RunSecrets } from "./secrets.ts";
 
@@ -20,6 +20,8 @@ export default class RedactionReporter implements Reporter {
     this.#outputDir = options.outputDir ?? "reports/conformance";
     try {
       this.#secrets.addSettings(readSettings(process.env));
+      // The own mocks' refresh tokens: each worker has its own mock (bawa conformance without a target).
+      for (const mock of ownMocks()) this.#secrets.addSettings(mock);
     } catch {
       // A configuration that can not be read stops the run with its own message; nothing was set.
     }

@@ -5,7 +5,7 @@ import { type BrowserContext, test as base } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { asMonthDayYear } from "../../src/rules/dates.ts";
 import { described } from "../../src/rules/names.ts";
-import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, type Target } from "./config.ts";
+import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, ownMockOfWorker, type Target } from "./config.ts";
 import { infoListUrl } from "./customers.ts";
 import { DATE_FIELDS, describedFields, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import {
@@ -211,8 +211,8 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     { auto: true },
   ],
   target: [
-    async ({ targetSettings }, use) => {
-      const target = loadTarget({ ...process.env, ...targetSettings });
+    async ({ targetSettings }, use, workerInfo) => {
+      const target = loadTarget({ ...process.env, ...targetSettings, ...ownMockOfWorker(workerInfo.parallelIndex) });
       knowSettings(target.settings);
       await use(target);
     },

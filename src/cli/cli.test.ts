@@ -1,7 +1,8 @@
 // The command line as a user runs it: separate processes, a real port.
 import { type ChildProcess, execFile } from "node:child_process";
-import { statSync, utimesSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshForm } from "../mock/node/client.ts";
@@ -161,17 +162,37 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
     const setting = /^ {2}CONFORMANCE_WORKERS +(.+)$/m.exec(stdout)?.[1];
     expect(flag, stdout).toBeDefined();
     expect(flag).toBe(setting);
-    expect(setting).toContain("the own mock refuses more");
-    for (const env of [{}, { CONFORMANCE_WORKERS: "2" }]) {
-      const args = "CONFORMANCE_WORKERS" in env ? [] : ["--workers", "2"];
+    expect(setting).toContain("the own mock: one mock per worker, 1 to 8");
+    const own = { ...process.env, CONFORMANCE_BASE_URL: "", CONFORMANCE_CONFIG: "" };
+    for (const env of [{}, { CONFORMANCE_WORKERS: "9" }]) {
+      const args = "CONFORMANCE_WORKERS" in env ? [] : ["--workers", "9"];
       const failure = await run(process.execPath, [BIN, "conformance", ...args], {
         timeout: 30_000,
-        env: { ...process.env, ...env, CONFORMANCE_BASE_URL: "", CONFORMANCE_CONFIG: "" },
+        env: { ...own, ...env },
       }).catch((e) => e);
       expect(failure.code, JSON.stringify(env)).toBe(2);
-      expect(failure.stderr).toContain("(CONFORMANCE_WORKERS): the own mock takes one check at a time");
+      expect(failure.stderr).toContain("(CONFORMANCE_WORKERS): the own mock runs one mock per worker, 1 to 8 of them");
     }
-  }, 30_000);
+    // Two workers, two mocks: each worker checks its own.
+    const dir = mkdtempSync(join(tmpdir(), "bawa-workers-"));
+    try {
+      const two = await run(
+        process.execPath,
+        [BIN, "conformance", "--workers", "2", "--grep", "VER-PATH|ERR-4-TOKEN"],
+        {
+          timeout: 60_000,
+          cwd: dir,
+          env: own,
+        },
+      );
+      const mocks = /checking the project's own mock at (\S+) and (\S+) \(one per worker, 2 workers\)/.exec(two.stdout);
+      expect(mocks, two.stdout).not.toBeNull();
+      expect(mocks![1]).not.toBe(mocks![2]);
+      expect(two.stdout).toContain("Verdict: PASSED");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("refuses a port in use with exit 1 and a hint", async () => {
     const failure = await bawa("mock", "--port", new URL(url).port).catch((e) => e);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { BaselineError, FAIL_ON, type FailOn, readBaseline } from "../../conformance/lib/baseline.ts";
@@ -10,6 +10,8 @@ import {
   configTargets,
   loadTarget,
   meaningOf,
+  OWN_MOCKS_VARIABLE,
+  ownMocks,
   type Target,
   VARIABLES,
 } from "../../conformance/lib/config.ts";
@@ -178,7 +180,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
 
     const named = namedTargets(values, env);
 
-    let own: Listening | undefined;
+    const own: Listening[] = [];
     let prism: ReturnType<typeof startPrism> | undefined;
     let runDir: string | undefined;
     if (values.profile !== undefined) {
@@ -201,18 +203,34 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       });
       console.log(`bawa conformance: checking Prism at ${prism.url} against its known results`);
     } else if (named.length === 0 && !env.CONFORMANCE_BASE_URL && !env.CONFORMANCE_CONFIG) {
-      // The checks that move the mock's clock would move it under each other's feet.
-      if (Number(env.CONFORMANCE_WORKERS ?? 1) > 1)
+      // One mock per worker: a check that moves a mock's clock then moves no other worker's tokens,
+      // and one worker's objects are not in another's lists. Two workers by default (where there
+      // are two cores): most of a check is waiting on the browser or the mock, so two halve the run.
+      const given = env.CONFORMANCE_WORKERS;
+      if (given !== undefined && !/^[1-8]$/.test(given))
         throw new UsageError(
-          `--workers ${env.CONFORMANCE_WORKERS} (CONFORMANCE_WORKERS): the own mock takes one check at a time, since checks move its clock; more need a target (--base-url)`,
+          `--workers ${given} (CONFORMANCE_WORKERS): the own mock runs one mock per worker, 1 to 8 of them`,
         );
-      const mock = buildMock(contract ? { contract, seedOptions: { strict: false } } : {});
-      own = await listen(mock, { host: "127.0.0.1", port: 0 });
+      const workers = given ? Number(given) : Math.min(2, availableParallelism());
+      const mocks: Array<Record<string, string>> = [];
+      for (let i = 0; i < workers; i++) {
+        const mock = buildMock(contract ? { contract, seedOptions: { strict: false } } : {});
+        const listening = await listen(mock, { host: "127.0.0.1", port: 0 });
+        own.push(listening);
+        mocks.push({
+          CONFORMANCE_BASE_URL: listening.url,
+          CONFORMANCE_REFRESH_TOKEN: backgroundRefreshToken(mock),
+        });
+      }
       Object.assign(env, {
-        ...ownMockSettings(own.url, backgroundRefreshToken(mock)),
+        ...ownMockSettings(mocks[0]!.CONFORMANCE_BASE_URL!, mocks[0]!.CONFORMANCE_REFRESH_TOKEN!),
         ...(env.CONFORMANCE_KINDS ? { CONFORMANCE_KINDS: env.CONFORMANCE_KINDS } : {}),
+        CONFORMANCE_WORKERS: String(workers),
+        [OWN_MOCKS_VARIABLE]: JSON.stringify(mocks),
       });
-      console.log(`bawa conformance: no target given; checking the project's own mock at ${own.url}`);
+      console.log(
+        `bawa conformance: no target given; checking the project's own mock at ${own.map((o) => o.url).join(" and ")}${workers > 1 ? ` (one per worker, ${workers} workers)` : ""}`,
+      );
     }
     try {
       // Every target's settings are read before any starts: one that can not run stops them all.
@@ -243,6 +261,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       env[RUN_DIR_VARIABLE] = runDir;
       const secrets = new RunSecrets(runDir);
       for (const { target } of targets) secrets.addSettings(target.settings);
+      // The own mocks' refresh tokens, one per worker (the first is the run's own setting).
+      for (const mock of ownMocks(env)) secrets.addSettings(mock);
       if (named.length > 0) {
         // A run of listed targets: one Playwright project each (conformance/playwright.config.ts).
         const file = join(runDir, "targets.json");
@@ -299,7 +319,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       return code === 0 && !targets.some(({ target }) => stopped.has(target.baseUrl)) && signals === 0 ? 0 : 1;
     } finally {
       if (runDir) rmSync(runDir, { recursive: true, force: true });
-      await own?.close();
+      await Promise.all(own.map((o) => o.close()));
       prism?.child.kill("SIGTERM");
     }
   },
