@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { buildResourceModel, compileContract } from "../contract/index.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
-import { type Case, faultCase, judge, type Summary, toleranceRuns } from "./faults.ts";
+import { baselineCase, type Case, faultCase, judge, type Summary, toleranceRuns } from "./faults.ts";
 
 const row = (id: string, verdict: string, checks: Summary["requirements"][number]["checks"] = []) => ({
   id,
@@ -89,5 +90,26 @@ describe("judging a run", () => {
       ],
     };
     expect(judge(fault, asserted).ok).toBe(true);
+  });
+
+  it("the baseline needs the generic rules passed for every editable resource, and every operation exercised", () => {
+    const { doc } = compileContract();
+    const baseline = baselineCase(doc);
+    const editable = buildResourceModel(doc).collections.filter((c) => c.editable);
+    expect(editable.length).toBeGreaterThan(0);
+    const passed = (baseline.mustPass ?? []).map((r) => ({ ...row(r.split(" · ")[0]!, "passed"), row: r }));
+    expect(passed).toHaveLength(editable.length * 2);
+    const all = { operations: { seen: 12, declared: 12 } };
+    expect(judge(baseline, { requirements: passed, coverage: { totals: all } })).toMatchObject({ ok: true });
+    // A resource's rows missing (a check that never ran for it) is no pass: nothing failed, nothing verified.
+    const first = passed[0]!.row;
+    const without = judge(baseline, { requirements: passed.slice(1), coverage: { totals: all } });
+    expect(without).toMatchObject({ ok: false, unchecked: [`${first} (no such row)`] });
+    const skipped = passed.map((r, i) => (i === 0 ? { ...r, verdict: "not applicable" } : r));
+    expect(judge(baseline, { requirements: skipped }).unchecked).toEqual([`${first} (not applicable)`]);
+    const short = { operations: { seen: 11, declared: 12 } };
+    expect(judge(baseline, { requirements: passed, coverage: { totals: short } }).unchecked).toEqual([
+      "1 of 12 operations never exercised",
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RunTarget } from "../../conformance/playwright.config.ts";
-import { compileContract } from "../contract/index.ts";
+import { buildResourceModel, compileContract } from "../contract/index.ts";
 import type { Switch } from "../mock/core/scenarios.ts";
 import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
@@ -36,6 +36,12 @@ export interface Case {
   wholeSuite?: boolean;
   /** The kinds of check of a whole-suite run (default spec and oauth, what a real environment gets). */
   kinds?: string;
+  /**
+   * Rows that must be there and passed (the baseline: the generic rules of every editable resource
+   * of the contract), and whether every operation of the contract must have been exercised.
+   */
+  mustPass?: readonly string[];
+  everyOperation?: boolean;
 }
 
 interface Outcome {
@@ -55,10 +61,13 @@ interface Outcome {
   crashed: string[];
   /** Failed checks of what the fault breaks whose message does not say what the fault's `says` does. */
   unexplained: string[];
+  /** Rows the case needs passed that are missing or did not pass; operations never exercised. */
+  unchecked: string[];
   ok: boolean;
 }
 
 export interface Summary {
+  coverage?: { totals: { operations: { seen: number; declared: number } } };
   requirements: Array<{
     id: string;
     /** `SVC-METHODS · Supplier` for a row of one subject; the id otherwise (summaries of earlier versions have none). */
@@ -119,9 +128,10 @@ options:
     if (!Number.isInteger(jobs) || jobs < 1 || jobs > 16)
       throw new UsageError("--jobs must be a whole number from 1 to 16");
     // The whole-suite runs first: the short fault runs then fill the gaps they leave.
+    const compiled = compileContract(contractPath(values));
     const cases = [
       // The mock as it starts, with every kind of check: on a team's contract, no rule may fail it.
-      ...(typeof values.only === "string" ? [] : [BASELINE]),
+      ...(typeof values.only === "string" ? [] : [baselineCase(compiled.doc)]),
       ...toleranceRuns(switches.filter((s) => s.kind === "tolerated")),
       ...switches.filter((s) => s.kind === "fault").map((s) => faultCase(s, values["whole-suite"] === true)),
     ];
@@ -130,9 +140,10 @@ options:
       `bawa faults: ${cases.filter((c) => !c.exactly).length} faults and ${cases.filter((c) => c.exactly).length} runs of tolerated behaviours, ${jobs} at a time`,
     );
     const seedDir = typeof values.seed === "string" ? values.seed : process.env.BAWA_SEED_DIR;
-    const summaries = await runTargets(cases, jobs, contractPath(values), seedDir);
+    const summaries = await runTargets(cases, jobs, { file: contractPath(values), compiled }, seedDir);
     const outcomes = cases.map((c) => judge(c, summaries.get(c.name)));
     for (const o of outcomes) {
+      for (const u of o.unchecked) console.error(`  not checked in ${o.case}: ${u}`);
       for (const c of o.crashed) console.error(`  a check broke instead of failing an assertion, in ${o.case}: ${c}`);
       for (const u of o.unexplained) console.error(`  a failure of ${o.case} does not say what the fault is: ${u}`);
       if (!o.ok) {
@@ -155,15 +166,27 @@ options:
   },
 };
 
-/** The run of the mock without any switch: every check, of every kind, passes. */
-export const BASELINE: Case = {
-  name: "no-switch",
-  switches: [],
-  settings: {},
-  failed: [],
-  exactly: true,
-  kinds: "spec,oauth,assumption",
-};
+/** The generic rules every editable resource of a contract is checked by, as rows of the matrix. */
+const PER_RESOURCE = ["SVC-METHODS", "A-INVALID-BODIES"] as const;
+
+/**
+ * The run of the mock without any switch: every check, of every kind, passes; every editable
+ * resource of the contract (a team's own included) is checked by the generic rules, and every
+ * operation the contract declares is exercised.
+ */
+export function baselineCase(doc: Parameters<typeof buildResourceModel>[0]): Case {
+  const editable = buildResourceModel(doc).collections.filter((c) => c.editable);
+  return {
+    name: "no-switch",
+    switches: [],
+    settings: {},
+    failed: [],
+    exactly: true,
+    kinds: "spec,oauth,assumption",
+    mustPass: editable.flatMap((c) => PER_RESOURCE.map((id) => `${id} · ${c.name}`)),
+    everyOperation: true,
+  };
+}
 
 /** A fault's run: the checks of what it breaks (or every check), with only it on. */
 export const faultCase = (s: Switch, wholeSuite = false): Case => ({
@@ -221,10 +244,9 @@ const sorted = (o: Record<string, string>) =>
 async function runTargets(
   cases: Case[],
   jobs: number,
-  contractFile: string,
+  { file: contractFile, compiled: contract }: { file: string; compiled: ReturnType<typeof compileContract> },
   seedDir: string | undefined,
 ): Promise<Map<string, Summary | undefined>> {
-  const contract = compileContract(contractFile);
   const root = resolve("reports/faults");
   rmSync(root, { recursive: true, force: true });
   const servers: Listening[] = [];
@@ -311,8 +333,15 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
         .filter((x) => !x.observed && !x.reason?.startsWith("observed: ") && !c.says!.test(x.reason ?? ""))
         .map((x) => `${x.title}: ${x.reason ?? x.status}`)
     : [];
+  const unchecked = (c.mustPass ?? [])
+    .filter((row) => !rows.some((r) => rowOf(r) === row && r.verdict === "passed"))
+    .map((row) => `${row} (${rows.find((r) => rowOf(r) === row)?.verdict ?? "no such row"})`);
+  const operations = summary?.coverage?.totals.operations;
+  if (c.everyOperation && operations && operations.seen < operations.declared)
+    unchecked.push(`${operations.declared - operations.seen} of ${operations.declared} operations never exercised`);
   const ok =
     summary !== undefined &&
+    unchecked.length === 0 &&
     crashed.length === 0 &&
     unexplained.length === 0 &&
     failed.length === expected.length &&
@@ -326,6 +355,7 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
     notChecked,
     crashed,
     unexplained,
+    unchecked,
     caughtBy: [...new Set(caughtBy)],
     messages: failedChecks.map((x) => `${x.title}: ${(x.reason ?? x.status).split("\n")[0]}`),
     ok,
