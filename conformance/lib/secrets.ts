@@ -8,7 +8,7 @@
 import { appendFileSync, closeSync, fstatSync, mkdtempSync, openSync, readSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redactor } from "./redact.ts";
+import { Redactor } from "../../src/rules/redact.ts";
 
 /** The run's private folder: learned secrets, a target that stopped answering, a run cut short. */
 export const RUN_DIR_VARIABLE = "BAWA_CONFORMANCE_RUN_DIR";

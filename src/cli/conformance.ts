@@ -15,7 +15,6 @@ import {
   type Target,
   VARIABLES,
 } from "../../conformance/lib/config.ts";
-import { MARK } from "../../conformance/lib/redact.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE, RunSecrets } from "../../conformance/lib/secrets.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
@@ -23,6 +22,7 @@ import { type BawaMock, buildMock } from "../mock/index.ts";
 import { freePort, type Listening, listen } from "../mock/node/listen.ts";
 import { seedAccounts } from "../mock/seed.ts";
 import { codePath, PROJECT_ROOT } from "../paths.ts";
+import { MARK } from "../rules/redact.ts";
 import { cleanup } from "./cleanup.ts";
 import { type Command, contractOf, contractPath, UsageError } from "./options.ts";
 import { startPrism } from "./prism.ts";

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_REQUEST_TIMEOUT_SECONDS, VARIABLES } from "../../conformance/lib/config.ts";
 import { NO_ANSWER_LIMIT } from "../../conformance/lib/http.ts";
-import { ANYWHERE_LENGTH, MARK, MIN_SECRET_LENGTH } from "../../conformance/lib/redact.ts";
 import { requirements } from "../../conformance/lib/requirements.ts";
 import { LEARNED_MIN_LENGTH } from "../../conformance/lib/secrets.ts";
 import { MAX_CONTRACT_NODES, MAX_ENUM_VALUES, MAX_PATTERN_SIZE, MAX_SCHEMA_PROPERTIES } from "../contract/bounds.ts";
@@ -20,6 +19,7 @@ import {
 import { RULE_NAMES } from "../mock/core/rules.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
+import { ANYWHERE_LENGTH, MARK, MIN_SECRET_LENGTH } from "../rules/redact.ts";
 import { commands } from "./bawa.ts";
 import { toleranceRuns } from "./faults.ts";
 

@@ -154,7 +154,7 @@ describe("what bawa proxy writes", () => {
       }
       // The rules quote a redirect without its query or fragment: where it went, not what it carried.
       expect(written.stdout).toContain("found 302 to http://app.test/cb\n");
-      expect(written.stdout).toContain("/v1/OAuth/Login?username=erin&password=(hidden)");
+      expect(written.stdout).toContain("/v1/OAuth/Login?username=erin&password=[redacted]");
       // Markup of the target's is written as text: every < escaped.
       expect(written.md).not.toMatch(/(^|[^\\])<script/im);
       expect(written.md).toContain("\\<script\\>alert(1)\\</script\\>");

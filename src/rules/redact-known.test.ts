@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MARK, Redactor, redactFields } from "./redact.ts";
+import { MARK, Redactor, redact } from "./redact.ts";
 
 const TOKEN = "tOk3n_Abcdefghijklmnopqrstuvwxyz0123456789-AB";
 
@@ -38,7 +38,7 @@ describe("Redactor: known values", () => {
   });
 });
 
-describe("redactFields: whatever a target returns in a field of a secret kind", () => {
+describe("redact: whatever a target returns in a field of a secret kind", () => {
   it.each([
     ["a token answer", '{"access_token":"abc","token_type":"bearer","refresh_token":"def"}'],
     ["a token answer quoted in a quoted string", String.raw`{\"access_token\":\"abc\",\"refresh_token\":\"def\"}`],
@@ -58,7 +58,7 @@ describe("redactFields: whatever a target returns in a field of a secret kind", 
     ["basic credentials", `Authorization: Basic ${Buffer.from("client:secret").toString("base64")}`],
     ["a password in an address", "https://user:def@example.test/x"],
   ])("%s", (_name, given) => {
-    const out = redactFields(given);
+    const out = redact(given);
     expect(out).toContain(MARK);
     expect(out).not.toMatch(/abc|def|secret@|c2VjcmV0/);
   });
@@ -69,11 +69,11 @@ describe("redactFields: whatever a target returns in a field of a secret kind", 
     ["the response type", "response_type=code&grant_type=authorization_code"],
     ["prose about cookies", "the browser's cookie and token"],
   ])("leaves %s", (_name, given) => {
-    expect(redactFields(given)).toBe(given);
+    expect(redact(given)).toBe(given);
   });
 
   it("leaves the mark alone", () => {
-    const once = redactFields('{"access_token":"abc"} code=abc cookie: x=y Bearer abcdef1');
-    expect(redactFields(once)).toBe(once);
+    const once = redact('{"access_token":"abc"} code=abc cookie: x=y Bearer abcdef1');
+    expect(redact(once)).toBe(once);
   });
 });

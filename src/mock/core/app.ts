@@ -2,6 +2,7 @@
 // Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, compileContract } from "../../contract/index.ts";
 import { formatSuffix, isDataPath, versionOf, withEmptyDatabase } from "../../rules/paths.ts";
+import { redact } from "../../rules/redact.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import type { TokenVerifier } from "./bearer.ts";
 import { type Journal, StorageError } from "./changes.ts";
@@ -283,8 +284,9 @@ export function createMock(options: MockOptions): Mock {
       at: Date.now(),
       mockAt: clock.now(),
       method: req.method,
-      // The log is shown on the dashboard and printed: a control token given in the query is not.
-      path: req.url.includes("token=") ? req.url.replace(/([?&]token=)[^&]*/gi, "$1(hidden)") : req.url,
+      // The log is shown on the dashboard and printed: a secret given in the query (a control
+      // token, an access_token) is not.
+      path: req.url.includes("=") ? redact(req.url) : req.url,
       status: res.status,
       ms: Math.round(ms * 100) / 100,
       route: m.route,
