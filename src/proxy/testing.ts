@@ -316,6 +316,15 @@ export async function everyRule(s: Session): Promise<void> {
   });
   await s.data("GET", "CustomerInfoList", at);
   await s.codeGrant(late);
+  // After expiry, over the other operations: the expired token on writes and on an unknown id, a
+  // token that is no token, and the refresh grant's way back to a valid token (Tokens, rows 3-4).
+  await s.data("POST", "Customer", at, { body: fullCustomer("Verlopen B.V.") });
+  await s.data("PUT", "Customer/1001", at, { body: { ...fullCustomer("Verlopen B.V."), CustomerId: 1001 } });
+  await s.data("DELETE", "Customer/NOPE", at);
+  await s.data("PUT", "Customer/NOPE", "not-a-token!", { body: fullCustomer("Geen B.V.") });
+  await s.data("DELETE", "Customer/NOPE", "not-a-token!");
+  const renewed = await s.refreshGrant(first.refresh);
+  await s.data("GET", "CustomerInfoList", renewed.access);
 }
 
 /** Starts a test's own target on loopback, on a free port; resolves with its base URL. */

@@ -64,6 +64,10 @@ export interface RefreshTokenSeen {
   revoked: boolean;
   /** Databases an access token of its lineage was answered on. */
   answered: Set<string>;
+  /** When the newest access token of its lineage expires, on the target's clock (ms). */
+  lineageExpiresAt: number;
+  /** Its last refresh grant was refused (a finding already reported for it). */
+  refusedLast: boolean;
 }
 
 /** An object of a resource as the answers showed it (parity of JSON and XML, its lifecycle). */

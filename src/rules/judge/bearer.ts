@@ -38,6 +38,9 @@ export function bearerOf(j: Judged, db: string): BearerCall {
   };
 }
 
+/** RFC 6750 2.1's b64token: what a bearer token is made of. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
 /** The token is past its lifetime (the description's, or a shorter expires_in it was issued with). */
 const expired = (b: BearerCall) => b.age > b.facts.tokenSeconds * 1000 + 2000;
 /** The token is well within its lifetime: a refusal now is not the clock's doing. */
@@ -78,11 +81,12 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
     },
   },
   {
-    name: "an answered token was not revoked or expired",
+    // Whatever else the call gets wrong (an unknown id, a bad body): the token is checked first.
+    name: "a revoked or expired token is refused with 401, whatever else the call gets wrong",
     reports: ["OAUTH-CODE-REUSE-REVOKES", "TOK-EXPIRY"],
     run: (b) => {
-      const { token, ok, ex, facts, age } = b;
-      if (!token || !ok) return [];
+      const { token, ex, facts, age } = b;
+      if (!token || ex.status === 401 || ex.status === 429 || ex.status >= 500) return [];
       if (token.revoked) {
         return [
           violation(
@@ -99,10 +103,26 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
               "TOK-EXPIRY",
               "header Authorization",
               `401 once ${facts.tokenSeconds} s have passed`,
-              `${ex.status}, ${Math.round(age / 1000)} s after it was issued`,
+              `${ex.method} answered ${ex.status}, ${Math.round(age / 1000)} s after it was issued`,
             ),
           ]
         : [];
+    },
+  },
+  {
+    name: "a token that is no token (RFC 6750's b64token) is refused with 401",
+    reports: ["OAUTH-INVALID-TOKEN"],
+    run: ({ scheme, authorization, ex }) => {
+      const token = scheme ? authorization!.slice(authorization!.indexOf(scheme) + scheme.length).trim() : "";
+      if (!scheme || B64TOKEN.test(token) || ex.status === 401 || ex.status === 429 || ex.status >= 500) return [];
+      return [
+        violation(
+          "OAUTH-INVALID-TOKEN",
+          "header Authorization",
+          "401 for a malformed token (RFC 6750 3.1: invalid_token)",
+          `malformed token: ${ex.method} answered ${ex.status}`,
+        ),
+      ];
     },
   },
   {

@@ -73,18 +73,35 @@ const STEPS: ReadonlyArray<Step<TokenRequest>> = [
     },
   },
   {
-    name: "a refresh token that worked keeps working for the same client, secret and redirect URI",
-    reports: ["AUTH-BACKGROUND"],
-    run: ({ ex, refresh, clientId, secret, form, error }) => {
-      if (ex.status < 400 || ex.status >= 500 || !refresh?.worked || refresh.revoked) return [];
+    name: "a refresh token that worked keeps working for the same client, secret and redirect URI, also after expiry",
+    reports: ["AUTH-BACKGROUND", "TOK-RENEWED"],
+    run: ({ ex, refresh, clientId, secret, form, error, now, basic }) => {
+      if (ex.status < 400 || ex.status >= 500 || ex.status === 429 || !refresh?.worked || refresh.revoked) return [];
+      // Credentials in a Basic header are judged by their own rule (OAUTH-CLIENT-BASIC).
+      if (basic) return [];
       const sameClient = refresh.clientId === clientId && refresh.secret === (secret && fingerprint(secret));
       if (!sameClient || refresh.redirectUri !== form.redirect_uri) return [];
+      const found = `${ex.status} ${error ?? ""}`.trim();
+      const before = refresh.refusedLast;
+      refresh.refusedLast = true;
+      // Refused once every access token it gave has expired, having worked up to then: the token
+      // table's way back is closed. Refused before expiry already, it is the same finding again.
+      if (now > refresh.lineageExpiresAt && !before) {
+        return [
+          violation(
+            "TOK-RENEWED",
+            "status",
+            "the refresh grant after expiry gives a new access token (Tokens, rows 3 and 4)",
+            `the refresh grant after expiry: ${found}`,
+          ),
+        ];
+      }
       return [
         violation(
           "AUTH-BACKGROUND",
           "status",
           "a refresh token that worked before, with the same client, secret and redirect URI, keeps working",
-          `${ex.status} ${error ?? ""}`.trim(),
+          found,
         ),
       ];
     },
@@ -271,18 +288,27 @@ const STEPS: ReadonlyArray<Step<TokenRequest>> = [
         grant === "refresh_token" && form.refresh_token
           ? fingerprint(form.refresh_token)
           : issuedRefresh && fingerprint(issuedRefresh);
+      const expiresIn = typeof answer.expires_in === "number" ? answer.expires_in : facts.tokenSeconds;
+      // The lineage's newest access token lasts until this (the description's lifetime at most).
+      const expiresAt = access ? now + Math.min(expiresIn, facts.tokenSeconds) * 1000 : 0;
       if (access) {
         const fp = fingerprint(access);
         out.push(...entropy(access, "body.access_token", memory.access.has(fp)));
         memory.access.set(fp, {
           issuedAt: now,
-          expiresIn: typeof answer.expires_in === "number" ? answer.expires_in : facts.tokenSeconds,
+          expiresIn,
           via: grant === "refresh_token" ? "refresh" : "code",
           lineage,
           code: code && form.code ? fingerprint(form.code) : undefined,
           answered: new Map(),
           revoked: code?.revoked ?? false,
         });
+      }
+      // Before a refresh token answered again is remembered anew, so the new entry keeps this.
+      if (refresh) {
+        refresh.worked = true;
+        refresh.refusedLast = false;
+        refresh.lineageExpiresAt = Math.max(refresh.lineageExpiresAt, expiresAt);
       }
       if (issuedRefresh) {
         const fp = fingerprint(issuedRefresh);
@@ -298,9 +324,10 @@ const STEPS: ReadonlyArray<Step<TokenRequest>> = [
           worked: known?.worked ?? false,
           revoked: known?.revoked ?? false,
           answered: known?.answered ?? new Set(),
+          lineageExpiresAt: Math.max(known?.lineageExpiresAt ?? 0, expiresAt),
+          refusedLast: known?.refusedLast ?? false,
         });
       }
-      if (refresh) refresh.worked = true;
       if (code && form.code) {
         if (code.exchanged === 0) {
           if (access) code.access = fingerprint(access);
