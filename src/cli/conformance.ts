@@ -213,8 +213,10 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         );
       const workers = given ? Number(given) : Math.min(2, availableParallelism());
       const mocks: Array<Record<string, string>> = [];
+      // Compiled once for every mock: the validators are the same.
+      const compiled = contract ?? contractOf({});
       for (let i = 0; i < workers; i++) {
-        const mock = buildMock(contract ? { contract, seedOptions: { strict: false } } : {});
+        const mock = buildMock({ contract: compiled, ...(contract ? { seedOptions: { strict: false } } : {}) });
         const listening = await listen(mock, { host: "127.0.0.1", port: 0 });
         own.push(listening);
         mocks.push({
