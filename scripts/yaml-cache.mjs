@@ -13,6 +13,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const FILES = [
   ["openapi/openapi.yaml", { maxAliasCount: 1000 }],
   ["mock-data/oauth.yaml", {}],
+  // Read by every worker of the suite (conformance/lib/requirements.ts): the fault matrix starts dozens.
+  ["conformance/requirements.yaml", {}],
 ];
 
 rmSync(YAML_CACHE_DIR, { recursive: true, force: true });

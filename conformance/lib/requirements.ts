@@ -1,8 +1,8 @@
 // The requirements list (conformance/requirements.yaml), read once.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parse } from "yaml";
 import { PROJECT_ROOT } from "../../src/paths.ts";
+import { parseYaml } from "../../src/yaml-file.ts";
 import type { Kind } from "./config.ts";
 
 export interface Requirement {
@@ -22,7 +22,7 @@ let cache: Map<string, Requirement> | undefined;
 
 export function requirements(): Map<string, Requirement> {
   if (!cache) {
-    const doc = parse(readFileSync(REQUIREMENTS_PATH, "utf8")) as { requirements: Requirement[] };
+    const doc = parseYaml(readFileSync(REQUIREMENTS_PATH, "utf8")) as { requirements: Requirement[] };
     cache = new Map(doc.requirements.map((r) => [r.id, r]));
     if (cache.size !== doc.requirements.length)
       throw new Error(`${REQUIREMENTS_PATH}: a requirement id is listed twice`);

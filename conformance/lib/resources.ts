@@ -27,7 +27,7 @@ import { NOT_CHECKED } from "./requirements.ts";
 export const CONTRACT_FILE = process.env.CONFORMANCE_CONTRACT || CONTRACT_PATH;
 let compiled: CompiledContract | undefined;
 export function suiteContract(): CompiledContract {
-  compiled ??= compileContract(CONTRACT_FILE);
+  compiled ??= compileContract(CONTRACT_FILE, { eager: false });
   return compiled;
 }
 
