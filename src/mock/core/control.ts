@@ -437,5 +437,7 @@ function resourcesOf(req: RoutedRequest) {
       total: req.ctx.store.totals()[c.name] ?? 0,
     })),
     notServed: resources.unsupported,
+    // Lists and info objects that show read-only data of their own where an editable resource's was likely meant.
+    detached: resources.detached,
   };
 }

@@ -272,10 +272,17 @@ function renderResources() {
     }),
   );
   const notServed = $("#not-served");
-  notServed.hidden = model.notServed.length === 0;
-  notServed.textContent = model.notServed
-    .map((u) => `stateless, answered from the contract's example or schema: ${u.method} ${u.path}: ${u.reason}`)
-    .join("\n");
+  const detached = model.detached ?? [];
+  notServed.hidden = model.notServed.length === 0 && detached.length === 0;
+  notServed.textContent = [
+    ...model.notServed.map(
+      (u) => `stateless, answered from the contract's example or schema: ${u.method} ${u.path}: ${u.reason}`,
+    ),
+    ...detached.map(
+      (d) =>
+        `detached: ${d.resource} shows read-only data of its own, not ${d.editable}'s objects: ${d.why} (README, "Adding a resource")`,
+    ),
+  ].join("\n");
 }
 
 /** The rules an answer broke (bawa proxy's judgement): requirement id, where, expected, found. */
