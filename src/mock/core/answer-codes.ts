@@ -32,7 +32,6 @@ export const ANSWER_CODES = [
   "prefer.invalid",
   "route.unknown",
   "route.no-method",
-  "route.not-served",
   "route.version-not-served",
   "request.bad-path",
   "request.bad-target",
