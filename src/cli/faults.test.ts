@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildResourceModel, compileContract } from "../contract/index.ts";
+import { compileContract } from "../contract/index.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import { baselineCase, type Case, faultCase, judge, type Summary, toleranceRuns } from "./faults.ts";
 
@@ -93,9 +93,9 @@ describe("judging a run", () => {
   });
 
   it("the baseline needs the generic rules passed for every editable resource, and every operation exercised", () => {
-    const { doc } = compileContract();
-    const baseline = baselineCase(doc);
-    const editable = buildResourceModel(doc).collections.filter((c) => c.editable);
+    const contract = compileContract();
+    const baseline = baselineCase(contract);
+    const editable = contract.resources.collections.filter((c) => c.editable);
     expect(editable.length).toBeGreaterThan(0);
     const passed = (baseline.mustPass ?? []).map((r) => ({ ...row(r.split(" · ")[0]!, "passed"), row: r }));
     expect(passed).toHaveLength(editable.length * 2);

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RunTarget } from "../../conformance/playwright.config.ts";
-import { buildResourceModel, compileContract } from "../contract/index.ts";
+import { type CompiledContract, compileContract } from "../contract/index.ts";
 import type { Switch } from "../mock/core/scenarios.ts";
 import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
@@ -131,7 +131,7 @@ options:
     const compiled = compileContract(contractPath(values));
     const cases = [
       // The mock as it starts, with every kind of check: on a team's contract, no rule may fail it.
-      ...(typeof values.only === "string" ? [] : [baselineCase(compiled.doc)]),
+      ...(typeof values.only === "string" ? [] : [baselineCase(compiled)]),
       ...toleranceRuns(switches.filter((s) => s.kind === "tolerated")),
       ...switches.filter((s) => s.kind === "fault").map((s) => faultCase(s, values["whole-suite"] === true)),
     ];
@@ -174,8 +174,8 @@ const PER_RESOURCE = ["SVC-METHODS", "A-INVALID-BODIES"] as const;
  * resource of the contract (a team's own included) is checked by the generic rules, and every
  * operation the contract declares is exercised.
  */
-export function baselineCase(doc: Parameters<typeof buildResourceModel>[0]): Case {
-  const editable = buildResourceModel(doc).collections.filter((c) => c.editable);
+export function baselineCase(contract: Pick<CompiledContract, "resources">): Case {
+  const editable = contract.resources.collections.filter((c) => c.editable);
   return {
     name: "no-switch",
     switches: [],
@@ -244,7 +244,7 @@ const sorted = (o: Record<string, string>) =>
 async function runTargets(
   cases: Case[],
   jobs: number,
-  { file: contractFile, compiled: contract }: { file: string; compiled: ReturnType<typeof compileContract> },
+  { file: contractFile, compiled: contract }: { file: string; compiled: CompiledContract },
   seedDir: string | undefined,
 ): Promise<Map<string, Summary | undefined>> {
   const root = resolve("reports/faults");

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { ContractError, warmSteps } from "../contract/index.ts";
+import { ContractError, detachedText, warmSteps } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { servedFrom } from "../mock/core/examples.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
@@ -156,7 +156,7 @@ options (flag, else environment variable, else default):
     const dashboard = `${listening.url}/__mock/${controlToken ? `?token=${controlToken}` : ""}`;
     console.log(`bawa mock listening on ${listening.url} (started in ${ms} ms)
   API:        ${base}${listPath}   (versions ${versions.map((v) => `v${v}`).join(", ")}; V works too)
-  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  stateless:  ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} answered from its ${servedFrom(contract.doc, u)} (${u.reason})`).join("; ")}` : ""}${contract.resources.detached.map((d) => `\n  detached:   ${d.resource} shows read-only data of its own, not ${d.editable}'s objects: ${d.why} (README, "Adding a resource")`).join("")}
+  resources:  ${[...contract.resources.resources].map(([name, r]) => `${name} (${r.kind})`).join(", ")}${contract.resources.unsupported.length ? `\n  stateless:  ${contract.resources.unsupported.map((u) => `${u.method} ${u.path} answered from its ${servedFrom(contract.doc, u)} (${u.reason})`).join("; ")}` : ""}${contract.resources.detached.map((d) => `\n  detached:   ${detachedText(d)}`).join("")}
   authorize:  ${base}/OAuth/Authorize   token: ${base}/OAuth/Token
   apps:       ${mock.registry
     .applications()

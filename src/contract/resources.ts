@@ -133,6 +133,10 @@ export interface Detached {
   why: string;
 }
 
+/** What the start-up banner and the dashboard say of a detached list, in the same words. */
+export const detachedText = (d: Detached): string =>
+  `${d.resource} shows read-only data of its own, not ${d.editable}'s objects: ${d.why} (README, "Adding a resource")`;
+
 export interface ResourceModel {
   collections: readonly Collection[];
   operations: readonly Operation[];

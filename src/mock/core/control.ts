@@ -4,6 +4,7 @@
 // databases) with the request log. Not part of the contract. They take JSON
 // only and answer only at the mock's own address (local.ts).
 
+import { detachedText } from "../../contract/index.ts";
 import { isoTime, MAX_DATE_MS } from "./clock.ts";
 import { FORCEABLE } from "./forced.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
@@ -438,6 +439,6 @@ function resourcesOf(req: RoutedRequest) {
     })),
     notServed: resources.unsupported,
     // Lists and info objects that show read-only data of their own where an editable resource's was likely meant.
-    detached: resources.detached,
+    detached: resources.detached.map((d) => ({ ...d, text: detachedText(d) })),
   };
 }

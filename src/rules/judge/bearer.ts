@@ -15,6 +15,8 @@ export interface BearerCall extends Judged {
   authorization: string | undefined;
   /** The scheme name as sent (`Bearer`, `bearer`), when the header is `<scheme> <token>`. */
   scheme: string | undefined;
+  /** The token as sent, when the scheme is Bearer. */
+  bearerToken: string | undefined;
   token: AccessTokenSeen | undefined;
   /** How old the token is on the target's clock (ms). */
   age: number;
@@ -26,12 +28,14 @@ export function bearerOf(j: Judged, db: string): BearerCall {
   const authorization = j.ex.requestHeaders.authorization;
   const m = /^(\S+) +(\S+)\s*$/.exec(authorization ?? "");
   const scheme = m && m[1]!.toLowerCase() === "bearer" ? m[1]! : undefined;
-  const token = scheme ? j.memory.access.get(fingerprint(m![2]!)) : undefined;
+  const bearerToken = scheme ? m![2]! : undefined;
+  const token = bearerToken ? j.memory.access.get(fingerprint(bearerToken)) : undefined;
   return {
     ...j,
     db,
     authorization,
     scheme,
+    bearerToken,
     token,
     age: token ? j.memory.targetTime(j.ex.at) - token.issuedAt : 0,
     lineage: token?.lineage ? j.memory.refresh.get(token.lineage) : undefined,
@@ -112,9 +116,15 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
   {
     name: "a token that is no token (RFC 6750's b64token) is refused with 401",
     reports: ["OAUTH-INVALID-TOKEN"],
-    run: ({ scheme, authorization, ex }) => {
-      const token = scheme ? authorization!.slice(authorization!.indexOf(scheme) + scheme.length).trim() : "";
-      if (!scheme || B64TOKEN.test(token) || ex.status === 401 || ex.status === 429 || ex.status >= 500) return [];
+    run: ({ bearerToken, ex }) => {
+      if (
+        bearerToken === undefined ||
+        B64TOKEN.test(bearerToken) ||
+        ex.status === 401 ||
+        ex.status === 429 ||
+        ex.status >= 500
+      )
+        return [];
       return [
         violation(
           "OAUTH-INVALID-TOKEN",

@@ -278,10 +278,7 @@ function renderResources() {
     ...model.notServed.map(
       (u) => `stateless, answered from the contract's example or schema: ${u.method} ${u.path}: ${u.reason}`,
     ),
-    ...detached.map(
-      (d) =>
-        `detached: ${d.resource} shows read-only data of its own, not ${d.editable}'s objects: ${d.why} (README, "Adding a resource")`,
-    ),
+    ...detached.map((d) => `detached: ${d.text}`),
   ].join("\n");
 }
 
