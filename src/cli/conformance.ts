@@ -21,7 +21,7 @@ import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { freePort, type Listening, listen } from "../mock/node/listen.ts";
 import { seedAccounts } from "../mock/seed.ts";
-import { codePath, PROJECT_ROOT } from "../paths.ts";
+import { codePath, PROJECT_ROOT, SOURCE_EXTENSION } from "../paths.ts";
 import { MARK } from "../rules/redact.ts";
 import { cleanup } from "./cleanup.ts";
 import { type Command, contractOf, contractPath, UsageError } from "./options.ts";
@@ -421,7 +421,7 @@ async function merge(dirs: string[], env: Record<string, string | undefined>): P
     const child = spawn(
       process.execPath,
       [cli, "merge-reports", "--config", codePath("conformance/merge.config.ts"), blobs],
-      { stdio: "inherit", env: { ...env, CONFORMANCE_REPORTS_DIR: reports }, cwd: PROJECT_ROOT },
+      { stdio: "inherit", env: { ...env, ...compiledSuite, CONFORMANCE_REPORTS_DIR: reports }, cwd: PROJECT_ROOT },
     );
     const code = await new Promise<number>((done) => child.on("exit", (c) => done(c ?? 1)));
     const summary = join(reports, "summary.json");
@@ -439,6 +439,13 @@ export interface SuiteProcess {
   ownGroup?: boolean;
 }
 
+/**
+ * Compiled, the suite is JavaScript Node.js loads as it is: Playwright's loader hooks for
+ * TypeScript would only pass every import of the runner and of each worker through a thread of
+ * their own (a fifth of a small run's CPU). From the sources (tsx) they are needed.
+ */
+const compiledSuite = SOURCE_EXTENSION === ".js" ? { PW_DISABLE_TS_ESM: "1" } : {};
+
 /** Starts Playwright on the suite with the given settings. */
 export function spawnSuite(
   env: Record<string, string | undefined>,
@@ -450,7 +457,12 @@ export function spawnSuite(
   const colour = output === "pipe" && process.stdout.isTTY && env.FORCE_COLOR === undefined ? { FORCE_COLOR: "1" } : {};
   const child = spawn(process.execPath, [cli, "test", "-c", codePath("conformance/playwright.config.ts"), ...args], {
     stdio: ["ignore", output, output],
-    env: { ...env, ...colour, CONFORMANCE_REPORTS_DIR: resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance") },
+    env: {
+      ...env,
+      ...colour,
+      ...compiledSuite,
+      CONFORMANCE_REPORTS_DIR: resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance"),
+    },
     cwd: PROJECT_ROOT,
     detached: ownGroup,
   });
