@@ -4,7 +4,7 @@
 // check that names it. What the judge finds during a check travels to the
 // matrix in an annotation of that check; a finding of the check's own
 // requirement (and subject) fails the check itself.
-import type { BrowserContext, Response } from "@playwright/test";
+import type { APIResponse, BrowserContext, Request, Response } from "@playwright/test";
 import type { CompiledContract } from "../../src/contract/index.ts";
 import { type AnswerShape, answerShape } from "../../src/rules/answer-shape.ts";
 import { Coverage, type CoverageData } from "../../src/rules/coverage.ts";
@@ -133,31 +133,48 @@ export function exchangeOf(parts: {
   };
 }
 
+/**
+ * The header of the page the suite shows the browser in place of a redirect out of the target
+ * (screens.ts catches it where the target answers it): the observer judges the target's own
+ * answer, handed to observeCaught, not that page.
+ */
+export const CAUGHT_HEADER = "x-conformance-caught";
+
+/** Reads an answer of the target to the browser as the rules' exchange. */
+async function readAnswer(request: Request, res: Response | APIResponse): Promise<Exchange> {
+  const status = res.status();
+  // A redirect has no body to read; a page's is read for the rules of error pages.
+  const body = status >= 300 && status < 400 ? undefined : await res.body().catch(() => undefined);
+  return exchangeOf({
+    method: request.method(),
+    url: res.url(),
+    requestHeaders: await request.allHeaders().catch(() => request.headers()),
+    requestBody: request.postDataBuffer() ?? undefined,
+    status,
+    headers: await Promise.resolve(res.headersArray()).catch(() => []),
+    body,
+  });
+}
+
+/** Judges an answer in the order the browser's came, with the judge of the check it came in. */
+function judgeInTurn(exchange: Promise<Exchange>): void {
+  const judge = current;
+  browser = browser.then(async () => {
+    const ex = await exchange;
+    if (judge) judged(judge, ex);
+  });
+}
+
 /** Judges what a browser context receives from the target (the screens, the redirects). */
 export function observeBrowser(context: BrowserContext, baseUrl: string): void {
   const origin = new URL(baseUrl).origin;
-  const read = async (res: Response): Promise<Exchange> => {
-    const request = res.request();
-    const status = res.status();
-    // A redirect has no body to read; a page's is read for the rules of error pages.
-    const body = status >= 300 && status < 400 ? undefined : await res.body().catch(() => undefined);
-    return exchangeOf({
-      method: request.method(),
-      url: res.url(),
-      requestHeaders: await request.allHeaders().catch(() => request.headers()),
-      requestBody: request.postDataBuffer() ?? undefined,
-      status,
-      headers: await res.headersArray().catch(() => []),
-      body,
-    });
-  };
   context.on("response", (res) => {
-    if (new URL(res.url()).origin !== origin) return;
-    const exchange = read(res);
-    const judge = current;
-    browser = browser.then(async () => {
-      const ex = await exchange;
-      if (judge) judged(judge, ex);
-    });
+    if (new URL(res.url()).origin !== origin || res.headers()[CAUGHT_HEADER] !== undefined) return;
+    judgeInTurn(readAnswer(res.request(), res));
   });
+}
+
+/** Judges the target's answer to a browser's request that the suite fetched and caught (a redirect out). */
+export function observeCaught(request: Request, answer: APIResponse): void {
+  judgeInTurn(readAnswer(request, answer));
 }

@@ -3,11 +3,38 @@
 // target shows (login, permission, or straight back), and watches where the
 // browser is sent. Nothing leaves the machine: requests to other origins are
 // answered by the suite, and a redirect is caught as soon as it is requested.
-import { type Locator, type Page, type Request, type Response, test } from "@playwright/test";
+import {
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type Request,
+  type Response,
+  type Route,
+  test,
+} from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
 import { apiFor, noAnswer } from "./http.ts";
+import { CAUGHT_HEADER, observeCaught } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
+
+const kept = new WeakMap<BrowserContext, Page>();
+
+/**
+ * The page of a browser context that walks and checks reuse, made again when closed: Chromium
+ * starts a renderer process for each new page, which cost a walk through the screens as much
+ * again as the walk (decision 0029). One walk at a time uses it (checks run one after another).
+ */
+export async function keptPage(context: BrowserContext): Promise<Page> {
+  const page = kept.get(context);
+  if (page && !page.isClosed()) return page;
+  const made = await context.newPage();
+  kept.set(context, made);
+  return made;
+}
+
+/** Whether a page is its context's kept page. */
+export const isKeptPage = (page: Page): boolean => kept.get(page.context()) === page;
 
 /** Where an authorization request ended. */
 export interface Walk {
@@ -33,6 +60,9 @@ export interface WalkOptions {
 
 /** How long a screen may take to show something to act on after the last navigation. */
 const IDLE_MS = Number(process.env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? 5_000);
+
+/** What the browser is shown where it would have left the target. */
+const CAUGHT_PAGE = "<p>caught by the conformance suite</p>";
 
 export const authorizeUrl = (t: Target, params: Record<string, string | undefined>, letter: "v" | "V" = "v") => {
   const url = new URL(`${apiBase(t, letter)}/OAuth/Authorize`);
@@ -82,15 +112,52 @@ export async function walkScreens(
   };
   const documents = (res: Response) => {
     if (!res.request().isNavigationRequest() || res.frame() !== page.mainFrame()) return;
+    if (res.headers()[CAUGHT_HEADER] !== undefined) return;
     deadEnd = res.status() >= 400;
     if (new URL(res.url()).origin === origin)
       walk.pages.push({ url: res.url(), status: res.status(), headers: res.headers() });
+  };
+  // A redirect out of the target (to the client, or anywhere else) is caught where the target
+  // answers it: the suite fetches each page of the target the browser asks for, hands the browser
+  // every answer as it came, and shows it a page of the suite in place of a redirect out. Chromium
+  // starts two renderer processes for a navigation to another site even when it is caught there,
+  // which made a walk cost almost twice as much (decision 0029).
+  const caughtOut = async (route: Route, request: Request): Promise<void> => {
+    // Longer than the browser's own navigation timeout: a page that does not come fails the walk
+    // as a navigation that timed out, as it did when the browser fetched it.
+    const answer = await route.fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 }).catch(() => undefined);
+    // No answer: the browser asks itself, and times out as it would have (a target that stopped answering).
+    if (!answer) return route.fallback().catch(() => undefined);
+    const location = answer.status() >= 300 && answer.status() < 400 ? answer.headers().location : undefined;
+    const to = location === undefined ? undefined : new URL(location, request.url());
+    if (!to || to.origin === origin) return route.fulfill({ response: answer }).catch(() => undefined);
+    observeCaught(request, answer);
+    if (new URL(answer.url()).origin === origin)
+      walk.pages.push({ url: answer.url(), status: answer.status(), headers: answer.headers() });
+    deadEnd = false;
+    lastNavigation = Date.now();
+    if (to.protocol.startsWith("http")) walk.left.push(to);
+    if (opts.redirectUri && !landing && to.href.startsWith(opts.redirectUri)) landing = Promise.resolve(to);
+    await route
+      .fulfill({
+        status: 200,
+        headers: { "content-type": "text/html", [CAUGHT_HEADER]: "1" },
+        body: CAUGHT_PAGE,
+      })
+      .catch(() => undefined);
   };
   page.on("request", watch);
   page.on("response", documents);
   await page.route(
     (u) => u.origin !== origin,
-    (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p>caught by the conformance suite</p>" }),
+    (route) => route.fulfill({ status: 200, contentType: "text/html", body: CAUGHT_PAGE }),
+  );
+  await page.route(
+    (u) => u.origin === origin,
+    (route, request) =>
+      request.isNavigationRequest() && request.frame() === page.mainFrame()
+        ? caughtOut(route, request)
+        : route.fallback(),
   );
   try {
     await page.goto(authorizeUrl(t, params)).catch(async (err: Error) => {

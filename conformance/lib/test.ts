@@ -47,7 +47,7 @@ import {
   WRITES_TAG,
 } from "./requirements.ts";
 import { resources, suiteContract } from "./resources.ts";
-import { codeOf, throughScreens } from "./screens.ts";
+import { codeOf, isKeptPage, keptPage, throughScreens } from "./screens.ts";
 import { knowSettings } from "./secrets.ts";
 import { clientParams, codeFlowToken, tokenRequest, userTokens } from "./tokens.ts";
 
@@ -153,7 +153,16 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
           await sharedContext.clearCookies();
           await use(sharedContext);
           await sharedContext.unrouteAll({ behavior: "ignoreErrors" });
-          for (const page of sharedContext.pages()) await page.close();
+          for (const page of sharedContext.pages()) if (!isKeptPage(page)) await page.close();
+        },
+        // Checks share a page too (a new one costs Chromium a renderer process), left as a new
+        // page would be: without listeners, routes or document.
+        page: async ({ context }, use) => {
+          const page = await keptPage(context);
+          await use(page);
+          await page.removeAllListeners();
+          await page.unrouteAll({ behavior: "ignoreErrors" });
+          await page.goto("about:blank").catch(() => undefined);
         },
       }),
   // Before every check: a target that stopped answering fails the first check at once, saying
@@ -285,6 +294,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   flows: [
     async ({ target, api, sharedContext }, use) => {
       const walk = async (responseType: "code" | "token", state: string): Promise<Landing> => {
+        // A page of its own, not the check's: a check may be using that one when it asks.
         const page = await sharedContext.newPage();
         try {
           await sharedContext.clearCookies();

@@ -9,7 +9,7 @@ import { type Api, quote, type Reply, send } from "./http.ts";
 import { observeBrowser } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { suiteContract } from "./resources.ts";
-import { codeIn, codeOf, codeThroughScreens, throughScreens } from "./screens.ts";
+import { codeIn, codeOf, codeThroughScreens, keptPage, throughScreens } from "./screens.ts";
 
 export interface Tokens {
   access_token: string;
@@ -105,8 +105,8 @@ export function expectTokenError(res: Reply, expected: TokenError, what = res.ca
   expect(error, `${what}: ${res.status} ${quote(res.text, 200)}`).toBe(expected);
 }
 
-// A browser context costs a fifth of a second to make; the code flows of a worker share one,
-// their cookies cleared first, so each flow starts as a new browser would.
+// A browser context costs a fifth of a second to make; the code flows of a worker share one and
+// its page, their cookies cleared first, so each flow starts as a new browser would.
 const flowContexts = new WeakMap<Browser, Promise<BrowserContext>>();
 
 /** Through the screens for a code, in a fresh page without cookies: where the browser landed. */
@@ -121,12 +121,7 @@ async function codeRedirect(browser: Browser, t: Target, client: Client): Promis
   }
   const ctx = await context;
   await ctx.clearCookies();
-  const page = await ctx.newPage();
-  try {
-    return await throughScreens(page, t, { client, responseType: "code", state: "conformance" });
-  } finally {
-    await page.close();
-  }
+  return throughScreens(await keptPage(ctx), t, { client, responseType: "code", state: "conformance" });
 }
 
 /** Code flow through the screens, in a fresh page without cookies, then the code exchange (see codeOf). */
