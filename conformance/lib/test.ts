@@ -1,7 +1,7 @@
 // The suite's test function and the fixtures every check can use: the target,
 // the contract, an API client, the target's clock and the configured user's
 // session; `covers` tags a check with the requirements it checks.
-import { type BrowserContext, test as base } from "@playwright/test";
+import { type Browser, type BrowserContext, test as base } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { asMonthDayYear } from "../../src/rules/dates.ts";
 import { described } from "../../src/rules/names.ts";
@@ -82,6 +82,11 @@ export interface Session {
 }
 
 interface WorkerFixtures {
+  /**
+   * The worker's browser, launched when first asked for: a worker whose checks need none (data
+   * checks with a refresh token, as most of the fault matrix's are) starts no Chromium.
+   */
+  launchedBrowser: () => Promise<Browser>;
   /** The browser context the checks of a worker share (unless CONFORMANCE_TRACE=1 asks for traces). */
   sharedContext: BrowserContext;
   /** Settings of this project's target, over the CONFORMANCE_* environment (several targets in one run). */
@@ -129,6 +134,18 @@ export interface FindingsFixture {
 export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   targetSettings: [{}, { option: true, scope: "worker" }],
   expectedFailures: [[], { option: true, scope: "worker" }],
+  launchedBrowser: [
+    async ({ playwright, browserName, launchOptions }, use) => {
+      let launched: Promise<Browser> | undefined;
+      await use(() => {
+        launched ??= playwright[browserName].launch(launchOptions);
+        return launched;
+      });
+      if (launched) await (await launched).close();
+    },
+    { scope: "worker", timeout: 0 },
+  ],
+  browser: [async ({ launchedBrowser }, use) => use(await launchedBrowser()), { scope: "worker", timeout: 0 }],
   sharedContext: [
     async ({ browser, target }, use) => {
       const context = await browser.newContext();
@@ -322,7 +339,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     { scope: "worker" },
   ],
   session: [
-    async ({ target, api, browser, clock }, use) => {
+    async ({ target, api, launchedBrowser, clock }, use) => {
       let current: { token: string; at: number; advanced: number } | undefined;
       const obtain = async () => {
         // A check that needs a token but has no settings to get one is not verified, naming them.
@@ -337,7 +354,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         let tokens: Awaited<ReturnType<typeof userTokens>> | undefined;
         let why = "";
         try {
-          tokens = await userTokens(api, browser, target);
+          tokens = await userTokens(api, launchedBrowser, target);
         } catch (err) {
           // A step that skipped the check already (no code: AUTHZ-CODE-REDIRECT's) named its reason.
           if (test.info().expectedStatus === "skipped") throw err;
@@ -367,7 +384,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         if (res.status !== 401) return undefined;
         const refused = `${res.call} refused the access token (401)`;
         if (target.refreshToken && target.username && target.password) {
-          const viaCode = await codeFlowToken(api, browser, target);
+          const viaCode = await codeFlowToken(api, launchedBrowser, target);
           const again =
             viaCode === undefined
               ? undefined

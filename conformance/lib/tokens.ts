@@ -131,9 +131,9 @@ export async function codeFlow(api: Api, browser: Browser, t: Target, client: Cl
 }
 
 /** The access token of a code flow, or undefined when the flow gives none; never skips or throws. */
-export async function codeFlowToken(api: Api, browser: Browser, t: Target): Promise<string | undefined> {
+export async function codeFlowToken(api: Api, browser: () => Promise<Browser>, t: Target): Promise<string | undefined> {
   try {
-    const code = codeIn(await codeRedirect(browser, t, t.client!));
+    const code = codeIn(await codeRedirect(await browser(), t, t.client!));
     if (!code) return undefined;
     const res = await tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(t.client!) });
     const token = res.status === 200 ? readTokenAnswer(res)?.access_token : undefined;
@@ -143,8 +143,11 @@ export async function codeFlowToken(api: Api, browser: Browser, t: Target): Prom
   }
 }
 
-/** Tokens of the configured user: from the stored refresh token, else through the screens. */
-export async function userTokens(api: Api, browser: Browser, t: Target): Promise<Tokens> {
+/**
+ * Tokens of the configured user: from the stored refresh token, else through the screens (the
+ * browser is asked for only then).
+ */
+export async function userTokens(api: Api, browser: () => Promise<Browser>, t: Target): Promise<Tokens> {
   if (!t.client) throw new Error(`needs ${missingOf(t, CLIENT_SETTINGS).join(", ")} to obtain a token`);
   let res: Reply;
   if (t.refreshToken) {
@@ -154,7 +157,7 @@ export async function userTokens(api: Api, browser: Browser, t: Target): Promise
       ...clientParams(t.client),
     });
   } else if (t.username && t.password) {
-    res = await codeFlow(api, browser, t);
+    res = await codeFlow(api, await browser(), t);
   } else {
     throw new Error(
       "needs CONFORMANCE_REFRESH_TOKEN, or CONFORMANCE_USERNAME and CONFORMANCE_PASSWORD, to obtain a token",
