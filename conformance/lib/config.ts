@@ -32,6 +32,11 @@ export interface Target {
   selectors: { username: string; password: string; submit: string; allow: string; deny: string };
   kinds: ReadonlySet<Kind>;
   waitForExpiry: boolean;
+  /**
+   * Whether a walk fetches the target's pages for the browser and catches a redirect out where the
+   * target answers it (decision 0029): for screens known to be plain forms, as bawa mock's.
+   */
+  catchRedirects: boolean;
   caseInsensitiveNames: boolean;
   /** Date formats besides month/day/year the checks that read dates accept (CUST-DATES still reports them). */
   acceptDateFormats: ReadonlySet<"iso" | "dmy">;
@@ -96,6 +101,10 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ["CONFORMANCE_SELECTOR_DENY", 'permission screen deny button (default button[name="decision"][value="deny"])'],
   ["CONFORMANCE_KINDS", "kinds of checks to run: spec,oauth (default) or spec,oauth,assumption"],
   ["CONFORMANCE_WAIT_FOR_EXPIRY", "1: on a target without /__mock/clock, really wait 7200 s for the expiry check"],
+  [
+    "CONFORMANCE_CATCH_REDIRECTS",
+    "1: during a walk the suite fetches the screens for the browser and catches the redirect out at the target (cheaper; for plain-form screens such as bawa mock's, which the own-mock run sets); default: the browser sends every request itself",
+  ],
   [
     "CONFORMANCE_SCREEN_TIMEOUT_MS",
     "how long a walk through the screens waits on a page with nothing to act on (default 5000; a screen drawn by script may need more)",
@@ -343,6 +352,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     },
     kinds: kinds as Set<Kind>,
     waitForExpiry: yes(s.WAIT_FOR_EXPIRY),
+    catchRedirects: yes(s.CATCH_REDIRECTS),
     caseInsensitiveNames: yes(s.CASE_INSENSITIVE_NAMES),
     acceptDateFormats: dateFormats(s.ACCEPT_DATE_FORMATS),
     namePrefix: s.NAME_PREFIX ?? "Conformance",

@@ -18,6 +18,14 @@ import { CAUGHT_HEADER, observeCaught } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
 
+/** Chromium did not start: a failure of the machine the suite runs on, never a finding of the target. */
+export class BrowserLaunchError extends Error {
+  constructor(cause: Error) {
+    super(`the browser could not be started: ${cause.message}`, { cause });
+    this.name = "BrowserLaunchError";
+  }
+}
+
 const kept = new WeakMap<BrowserContext, Page>();
 
 /**
@@ -30,11 +38,57 @@ export async function keptPage(context: BrowserContext): Promise<Page> {
   if (page && !page.isClosed()) return page;
   const made = await context.newPage();
   kept.set(context, made);
+  // A page whose renderer crashed is not closed, but serves nothing: the next one asked for is new.
+  made.once("crash", () => {
+    if (kept.get(context) === made) kept.delete(context);
+  });
   return made;
+}
+
+/** The events a check may listen to on a page; Playwright's own close and crash listeners stay. */
+const CHECK_EVENTS = [
+  "request",
+  "response",
+  "requestfailed",
+  "requestfinished",
+  "load",
+  "domcontentloaded",
+  "framenavigated",
+  "frameattached",
+  "framedetached",
+  "dialog",
+  "console",
+  "pageerror",
+  "popup",
+  "download",
+  "filechooser",
+  "websocket",
+  "worker",
+] as const;
+
+/** Leaves a kept page as a new one would be: no listeners of a check, no routes, no document. */
+export async function resetKeptPage(page: Page): Promise<void> {
+  for (const type of CHECK_EVENTS) page.removeAllListeners(type);
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.goto("about:blank").catch(() => undefined);
 }
 
 /** Whether a page is its context's kept page. */
 export const isKeptPage = (page: Page): boolean => kept.get(page.context()) === page;
+
+/**
+ * Where a 3xx answer sends the browser: its Location read as Chromium reads it (UTF-8; Node.js
+ * gives header values as Latin-1), against the request's address. Undefined for another status,
+ * no Location, or one that is no address (the browser then deals with it as it did before).
+ */
+export function redirectOf(status: number, location: string | undefined, from: string): URL | undefined {
+  if (status < 300 || status >= 400 || location === undefined) return undefined;
+  try {
+    return new URL(Buffer.from(location, "latin1").toString("utf8"), from);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Where an authorization request ended. */
 export interface Walk {
@@ -117,19 +171,20 @@ export async function walkScreens(
     if (new URL(res.url()).origin === origin)
       walk.pages.push({ url: res.url(), status: res.status(), headers: res.headers() });
   };
-  // A redirect out of the target (to the client, or anywhere else) is caught where the target
-  // answers it: the suite fetches each page of the target the browser asks for, hands the browser
-  // every answer as it came, and shows it a page of the suite in place of a redirect out. Chromium
-  // starts two renderer processes for a navigation to another site even when it is caught there,
-  // which made a walk cost almost twice as much (decision 0029).
+  // With CONFORMANCE_CATCH_REDIRECTS (the own mock's runs), a redirect out of the target (to the
+  // client, or anywhere else) is caught where the target answers it: the suite fetches the first
+  // request of each navigation the browser makes to the target, hands the browser the answer as it
+  // came, and shows it a page of the suite in place of a redirect out. Chromium starts two
+  // renderer processes for a navigation to another site even when it is caught there, which made
+  // a walk cost almost twice as much (decision 0029). Off, the browser sends every request itself
+  // (as a person's does: its own Cookie and Sec-Fetch-* headers, which a target may check).
   const caughtOut = async (route: Route, request: Request): Promise<void> => {
     // Longer than the browser's own navigation timeout: a page that does not come fails the walk
     // as a navigation that timed out, as it did when the browser fetched it.
     const answer = await route.fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 }).catch(() => undefined);
     // No answer: the browser asks itself, and times out as it would have (a target that stopped answering).
     if (!answer) return route.fallback().catch(() => undefined);
-    const location = answer.status() >= 300 && answer.status() < 400 ? answer.headers().location : undefined;
-    const to = location === undefined ? undefined : new URL(location, request.url());
+    const to = redirectOf(answer.status(), answer.headers().location, request.url());
     if (!to || to.origin === origin) return route.fulfill({ response: answer }).catch(() => undefined);
     observeCaught(request, answer);
     if (new URL(answer.url()).origin === origin)
@@ -152,13 +207,15 @@ export async function walkScreens(
     (u) => u.origin !== origin,
     (route) => route.fulfill({ status: 200, contentType: "text/html", body: CAUGHT_PAGE }),
   );
-  await page.route(
-    (u) => u.origin === origin,
-    (route, request) =>
-      request.isNavigationRequest() && request.frame() === page.mainFrame()
-        ? caughtOut(route, request)
-        : route.fallback(),
-  );
+  if (t.catchRedirects) {
+    await page.route(
+      (u) => u.origin === origin,
+      (route, request) =>
+        request.isNavigationRequest() && request.frame() === page.mainFrame()
+          ? caughtOut(route, request)
+          : route.fallback(),
+    );
+  }
   try {
     await page.goto(authorizeUrl(t, params)).catch(async (err: Error) => {
       // A page that never came counts as a request without an answer (a target that stopped answering).

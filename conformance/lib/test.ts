@@ -47,7 +47,7 @@ import {
   WRITES_TAG,
 } from "./requirements.ts";
 import { resources, suiteContract } from "./resources.ts";
-import { codeOf, isKeptPage, keptPage, throughScreens } from "./screens.ts";
+import { BrowserLaunchError, codeOf, isKeptPage, keptPage, resetKeptPage, throughScreens } from "./screens.ts";
 import { knowSettings } from "./secrets.ts";
 import { clientParams, codeFlowToken, tokenRequest, userTokens } from "./tokens.ts";
 
@@ -138,10 +138,15 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     async ({ playwright, browserName, launchOptions }, use) => {
       let launched: Promise<Browser> | undefined;
       await use(() => {
-        launched ??= playwright[browserName].launch(launchOptions);
+        launched ??= playwright[browserName].launch(launchOptions).catch((err: Error) => {
+          throw new BrowserLaunchError(err);
+        });
         return launched;
       });
-      if (launched) await (await launched).close();
+      await launched?.then(
+        (browser) => browser.close(),
+        () => undefined,
+      );
     },
     { scope: "worker", timeout: 0 },
   ],
@@ -177,9 +182,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         page: async ({ context }, use) => {
           const page = await keptPage(context);
           await use(page);
-          await page.removeAllListeners();
-          await page.unrouteAll({ behavior: "ignoreErrors" });
-          await page.goto("about:blank").catch(() => undefined);
+          await resetKeptPage(page);
         },
       }),
   // Before every check: a target that stopped answering fails the first check at once, saying
@@ -356,8 +359,9 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         try {
           tokens = await userTokens(api, launchedBrowser, target);
         } catch (err) {
-          // A step that skipped the check already (no code: AUTHZ-CODE-REDIRECT's) named its reason.
-          if (test.info().expectedStatus === "skipped") throw err;
+          // A step that skipped the check already (no code: AUTHZ-CODE-REDIRECT's) named its reason;
+          // a browser that did not start is this machine's failure, not the target's finding.
+          if (test.info().expectedStatus === "skipped" || err instanceof BrowserLaunchError) throw err;
           why = String((err as Error).message ?? err).split("\n")[0]!;
         }
         if (tokens && typeof tokens.access_token !== "string") why = "the token response has no access_token";

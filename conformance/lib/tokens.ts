@@ -9,7 +9,7 @@ import { type Api, quote, type Reply, send } from "./http.ts";
 import { observeBrowser } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { suiteContract } from "./resources.ts";
-import { codeIn, codeOf, codeThroughScreens, keptPage, throughScreens } from "./screens.ts";
+import { BrowserLaunchError, codeIn, codeOf, codeThroughScreens, keptPage, throughScreens } from "./screens.ts";
 
 export interface Tokens {
   access_token: string;
@@ -130,7 +130,10 @@ export async function codeFlow(api: Api, browser: Browser, t: Target, client: Cl
   return tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(client) });
 }
 
-/** The access token of a code flow, or undefined when the flow gives none; never skips or throws. */
+/**
+ * The access token of a code flow, or undefined when the flow gives none; never skips, and throws
+ * only when the browser could not be started.
+ */
 export async function codeFlowToken(api: Api, browser: () => Promise<Browser>, t: Target): Promise<string | undefined> {
   try {
     const code = codeIn(await codeRedirect(await browser(), t, t.client!));
@@ -138,7 +141,8 @@ export async function codeFlowToken(api: Api, browser: () => Promise<Browser>, t
     const res = await tokenRequest(api, t, { grant_type: "authorization_code", code, ...clientParams(t.client!) });
     const token = res.status === 200 ? readTokenAnswer(res)?.access_token : undefined;
     return typeof token === "string" ? token : undefined;
-  } catch {
+  } catch (err) {
+    if (err instanceof BrowserLaunchError) throw err;
     return undefined;
   }
 }

@@ -65,6 +65,8 @@ export function ownMockSettings(url: string, refreshToken: string, seed = seedAc
     CONFORMANCE_PENDING_REDIRECT_URI: seed.pending.redirectUri,
     CONFORMANCE_FORBIDDEN_DATABASE: seed.forbiddenDatabase,
     CONFORMANCE_KINDS: "spec,oauth,assumption",
+    // The mock's screens are plain forms: a walk may fetch them for the browser (decision 0029).
+    CONFORMANCE_CATCH_REDIRECTS: "1",
   };
 }
 
