@@ -187,8 +187,8 @@ export async function walkScreens(
     const to = redirectOf(answer.status(), answer.headers().location, request.url());
     if (!to || to.origin === origin) return route.fulfill({ response: answer }).catch(() => undefined);
     observeCaught(request, answer);
-    if (new URL(answer.url()).origin === origin)
-      walk.pages.push({ url: answer.url(), status: answer.status(), headers: answer.headers() });
+    // A page of the target: only its requests are routed here.
+    walk.pages.push({ url: answer.url(), status: answer.status(), headers: answer.headers() });
     deadEnd = false;
     lastNavigation = Date.now();
     if (to.protocol.startsWith("http")) walk.left.push(to);
