@@ -88,8 +88,10 @@ export interface Load {
   errors: number;
   /** CPU time (user + system) the server's processes spent per answer, in µs; see cpuMs(). */
   cpuUs?: number;
-  /** Answers the CPU time was measured over. */
+  /** Answers the CPU time was measured over (in each round, when there were rounds). */
   requests?: number;
+  /** The lowest and highest CPU per answer of the rounds, when the figure is their median. */
+  cpuRange?: [number, number];
 }
 
 export interface LoadOptions {
@@ -164,6 +166,43 @@ export async function measure(server: Server, url: string, opts: LoadOptions = {
   const result = await load(url, { ...opts, amount });
   const spent = cpuMs(server.child.pid!) - before;
   return { ...result, cpuUs: (spent * 1000) / amount, requests: amount };
+}
+
+/** Rounds of each measurement (BENCH_ROUNDS): one figure of a shared machine is noise. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+export interface Contender {
+  server: Server;
+  url: string;
+  opts?: LoadOptions;
+}
+
+/**
+ * Measures each contender `rounds` times, alternating the order (forward, then backward), and gives
+ * each the round of its median CPU per answer, with the range of the rounds. Measured one after
+ * the other once each, the first of a row paid for what the machine was doing meanwhile: the mock
+ * as npm start runs it came out 20 µs over --quiet in every such bench, and 1–7 µs over it when
+ * the two alternated.
+ */
+export async function measureRounds<K extends string>(
+  contenders: Record<K, Contender>,
+  rounds = ROUNDS,
+): Promise<Record<K, Load>> {
+  const keys = Object.keys(contenders) as K[];
+  const runs = new Map<K, Load[]>(keys.map((k) => [k, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const k of r % 2 ? [...keys].reverse() : keys) {
+      const c = contenders[k];
+      runs.get(k)!.push(await measure(c.server, c.url, c.opts));
+    }
+  }
+  const out = {} as Record<K, Load>;
+  for (const k of keys) {
+    const sorted = [...runs.get(k)!].sort((a, b) => (a.cpuUs ?? 0) - (b.cpuUs ?? 0));
+    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    out[k] = rounds > 1 ? { ...median, cpuRange: [sorted[0]!.cpuUs ?? 0, sorted.at(-1)!.cpuUs ?? 0] } : median;
+  }
+  return out;
 }
 
 export function rssMb(pid: number | undefined): number | undefined {

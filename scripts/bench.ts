@@ -15,11 +15,14 @@ import { judgeCosts } from "./bench-inprocess.ts";
 import { PROXY_SCENARIOS, SCENARIOS, SEED_CUSTOMER } from "./bench-scenarios.ts";
 import {
   answering,
+  type Contender,
   type Load,
   load,
   measure,
+  measureRounds,
   medianStart,
   REQUESTS,
+  ROUNDS,
   rssMb,
   SECONDS,
   type Server,
@@ -115,25 +118,30 @@ async function main(): Promise<void> {
   try {
     for (const s of scenarios) {
       log(
-        `${s.scenario}: bare node:http, bawa mock, bawa mock --quiet, Prism (${REQUESTS}, ${REQUESTS / 10} requests)`,
+        `${s.scenario}: bare node:http, bawa mock, bawa mock --quiet${s.scenario === "POST Customer" ? ", node:http keeping each body" : ""} (${ROUNDS} rounds of ${REQUESTS}), Prism (${REQUESTS / 10})`,
       );
       const linesBefore = ours.lines();
-      const row: Row = {
-        scenario: s.scenario,
-        bare: await measure(bare, `${bare.url}${s.path}`, s.request(tokens)),
-        ours: await measure(ours, `${ours.url}${s.path}`, s.request(tokens)),
+      const at = (server: Server, opts = s.request(tokens)): Contender => ({
+        server,
+        url: `${server.url}${s.path}`,
+        opts,
+      });
+      const contenders: Record<string, Contender> = {
+        bare: at(bare),
+        ours: at(ours),
+        quiet: at(quiet, s.request(quietTokens)),
       };
-      // The log of the run just measured must be there: what the pipe got, against what was asked.
+      if (s.scenario === "POST Customer") contenders.keeping = at(keeping);
+      const m = await measureRounds(contenders);
+      const row: Row = { scenario: s.scenario, bare: m.bare!, ours: m.ours!, quiet: m.quiet! };
+      if (m.keeping) row.keeping = m.keeping;
+      // The log of the runs just measured must be there: what the pipe got, against what was asked.
       await new Promise((r) => setTimeout(r, 200));
       logLines = {
         written: logLines.written + ours.lines() - linesBefore,
-        answered: logLines.answered + REQUESTS + Math.max(500, Math.round(REQUESTS / 10)),
+        answered: logLines.answered + ROUNDS * (REQUESTS + Math.max(500, Math.round(REQUESTS / 10))),
       };
-      row.quiet = await measure(quiet, `${quiet.url}${s.path}`, s.request(quietTokens));
       row.prism = await measure(prism, `${prism.url}${s.path}`, { ...s.request(forPrism), amount: REQUESTS / 10 });
-      if (s.scenario === "POST Customer") {
-        row.keeping = await measure(keeping, `${keeping.url}${s.path}`, s.request(tokens));
-      }
       rows.push(row);
     }
   } finally {
@@ -147,10 +155,12 @@ async function main(): Promise<void> {
   /** How many times the CPU per answer of `a` is that of `b`. */
   const cpuRatio = (a?: Load, b?: Load) => (a?.cpuUs && b?.cpuUs ? a.cpuUs / b.cpuUs : undefined);
   const times = (x?: number) => (x === undefined ? "—" : `${x.toFixed(2)}×`);
+  /** The rounds' lowest and highest CPU per answer, beside a median. */
+  const range = (l?: Load) => (l?.cpuRange ? ` (${l.cpuRange.map((x) => x.toFixed(0)).join("–")})` : "");
   const us = (l?: Load) => (l?.cpuUs === undefined ? "—" : `${l.cpuUs.toFixed(0)} µs`);
   const fmt = (l?: Load) =>
     l
-      ? `${l.cpuUs === undefined ? "" : `**${l.cpuUs.toFixed(0)} µs CPU**; `}${Math.round(l.rps).toLocaleString("en")} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx || l.errors ? `, ${l.non2xx} non-2xx, ${l.errors} errors` : ""}`
+      ? `${l.cpuUs === undefined ? "" : `**${l.cpuUs.toFixed(0)} µs CPU**${range(l)}; `}${Math.round(l.rps).toLocaleString("en")} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx || l.errors ? `, ${l.non2xx} non-2xx, ${l.errors} errors` : ""}`
       : "—";
   const headline = [
     "| scenario | bare node:http | least it can cost | Prism | bawa mock (npm start) | bawa mock --quiet | npm start / least (CPU) | Prism / npm start (CPU) |",
@@ -170,7 +180,7 @@ async function main(): Promise<void> {
     "|---|---|---|---|---|---|---|---|",
     ...proxies.rows.map(
       (r) =>
-        `| ${r.scenario} | p50 ${r.direct?.p50} ms, p99 ${r.direct?.p99} ms | **${us(r.forwarder)}**, ${added(r.forwarder, r.direct)} | **${us(r.bawa)}**, ${added(r.bawa, r.direct)} | **${us(r.prism)}**, ${added(r.prism, r.direct)} | ${times(cpuRatio(r.bawa, r.forwarder))} | ${times(cpuRatio(r.prism, r.bawa))} | ${r.judgeUs?.toFixed(0) ?? "—"} µs |`,
+        `| ${r.scenario} | p50 ${r.direct?.p50} ms, p99 ${r.direct?.p99} ms | **${us(r.forwarder)}**${range(r.forwarder)}, ${added(r.forwarder, r.direct)} | **${us(r.bawa)}**${range(r.bawa)}, ${added(r.bawa, r.direct)} | **${us(r.prism)}**, ${added(r.prism, r.direct)} | ${times(cpuRatio(r.bawa, r.forwarder))} | ${times(cpuRatio(r.prism, r.bawa))} | ${r.judgeUs?.toFixed(0) ?? "—"} µs |`,
     ),
   ];
   if (QUICK) {
@@ -306,13 +316,13 @@ async function main(): Promise<void> {
   const md = [
     "# Benchmark",
     "",
-    `Measured ${new Date().toISOString()} on ${machine}; autocannon, 50 connections, loopback. The headline is **CPU per answer**: user and system time of the server's processes (from /proc) over ${REQUESTS.toLocaleString("en")} requests (Prism: ${(REQUESTS / 10).toLocaleString("en")}) after a warm-up, divided by the count; req/s and latency are of the same run and swing with the load generator and the neighbours on a shared machine. "bawa mock (npm start)" is the mock as \`npm start\` starts it, its request log on standard output, a pipe (it wrote ${logLines.written.toLocaleString("en")} lines for ${logLines.answered.toLocaleString("en")} answers); "--quiet" is without the log. Bare node:http answers each request with the very bytes bawa answers it with; for a create, the least it can cost is node:http that parses each body, keeps the object and answers it re-encoded (no routing, token, binding, validation or dates).`,
+    `Measured ${new Date().toISOString()} on ${machine}; autocannon, 50 connections, loopback. The headline is **CPU per answer**: user and system time of the server's processes (from /proc) over ${REQUESTS.toLocaleString("en")} requests (Prism: ${(REQUESTS / 10).toLocaleString("en")}) after a warm-up, divided by the count. bawa and the node:http servers it is set against are measured in ${ROUNDS} rounds, alternating their order (forward, then backward), and each shows the median round, with the lowest and highest in brackets (Prism: one round); req/s and latency are of the same run and swing with the load generator and the neighbours on a shared machine. "bawa mock (npm start)" is the mock as \`npm start\` starts it, its request log on standard output, a pipe (it wrote ${logLines.written.toLocaleString("en")} lines for ${logLines.answered.toLocaleString("en")} answers); "--quiet" is without the log. Bare node:http answers each request with the very bytes bawa answers it with; for a create, the least it can cost is node:http that parses each body, keeps the object and answers it re-encoded (no routing, token, binding, validation or dates).`,
     "",
     ...headline,
     "",
     `Start-up, process start to first answer: bawa mock ${(ours.startMs / 1000).toFixed(2)} s, Prism ${(prism.startMs / 1000).toFixed(2)} s, bare node:http ${(bare.startMs / 1000).toFixed(2)} s.`,
     "",
-    `Proxies in front of the same target (a bawa mock, --quiet), ${proxies.requests.toLocaleString("en")} exchanges each (Prism: ${(proxies.requests / 2.5).toLocaleString("en")}) after a warm-up: **CPU per exchange** of the proxy's own process, and the latency it adds to the target asked directly (p50 / p99 of 50 connections, each less the direct run's). bawa proxy runs as \`bawa proxy --target\` starts it (its request log on a pipe); the minimal forwarder is node:http passing each request and answer through a keep-alive agent; Prism's is \`prism proxy\` on the same document. The last column is what bawa proxy's judge spends per exchange in process (\`judge()\`, \`requestProblem()\` and the place of the log entry; \`npm run bench:handle\`).`,
+    `Proxies in front of the same target (a bawa mock, --quiet), ${proxies.requests.toLocaleString("en")} exchanges each (Prism: ${(proxies.requests / 2.5).toLocaleString("en")}) after a warm-up, the target alone, the forwarder and bawa proxy in ${ROUNDS} alternating rounds (the median, the range in brackets), Prism in one: **CPU per exchange** of the proxy's own process, and the latency it adds to the target asked directly (p50 / p99 of 50 connections, each less the direct run's). bawa proxy runs as \`bawa proxy --target\` starts it (its request log on a pipe); the minimal forwarder is node:http passing each request and answer through a keep-alive agent; Prism's is \`prism proxy\` on the same document. The last column is what bawa proxy's judge spends per exchange in process (\`judge()\`, \`requestProblem()\` and the place of the log entry; \`npm run bench:handle\`).`,
     "",
     ...proxyTable,
     "",
@@ -378,11 +388,15 @@ async function proxyRun(log: (s: string) => void): Promise<{ requests: number; r
     for (const s of PROXY_SCENARIOS) {
       log(`proxies: ${s.scenario}`);
       const r = s.request(tokens);
+      const at = (server: Server): Contender => ({
+        server,
+        url: `${server.url}${s.path}`,
+        opts: { ...r, amount: requests },
+      });
+      const m = await measureRounds({ direct: at(target), forwarder: at(forwarder), bawa: at(bawa) });
       rows.push({
         scenario: s.scenario,
-        direct: await measure(target, `${target.url}${s.path}`, { ...r, amount: requests }),
-        forwarder: await measure(forwarder, `${forwarder.url}${s.path}`, { ...r, amount: requests }),
-        bawa: await measure(bawa, `${bawa.url}${s.path}`, { ...r, amount: requests }),
+        ...m,
         prism: await measure(prism, `${prism.url}${s.path}`, { ...r, amount: Math.round(requests / 2.5) }),
         judgeUs: judged.find((j) => j.scenario === s.scenario)?.us,
       });

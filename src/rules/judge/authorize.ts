@@ -142,7 +142,6 @@ export const AUTHORIZE = group<Authorization>({
     const params = toClient ? redirectParams(location!) : undefined;
     const errorRedirect = params?.query.has("error") === true || params?.fragment.has("error") === true;
     return {
-      ...j,
       auth,
       scope: get("scope"),
       location,
@@ -150,6 +149,7 @@ export const AUTHORIZE = group<Authorization>({
       refused: j.ex.status >= 400 || errorRedirect,
       missing: REQUIRED.filter((k) => !get(k)),
       pair: `${auth.clientId} ${auth.redirectUri}`,
+      ...j,
     };
   },
   steps: STEPS,

@@ -30,8 +30,8 @@ export function bearerOf(j: Judged, db: string): BearerCall {
   const scheme = m && m[1]!.toLowerCase() === "bearer" ? m[1]! : undefined;
   const bearerToken = scheme ? m![2]! : undefined;
   const token = bearerToken ? j.memory.access.get(fingerprint(bearerToken)) : undefined;
+  // The Judged it extends is spread last (see Judged, step.ts).
   return {
-    ...j,
     db,
     authorization,
     scheme,
@@ -39,6 +39,7 @@ export function bearerOf(j: Judged, db: string): BearerCall {
     token,
     age: token ? j.memory.targetTime(j.ex.at) - token.issuedAt : 0,
     lineage: token?.lineage ? j.memory.refresh.get(token.lineage) : undefined,
+    ...j,
   };
 }
 

@@ -542,7 +542,6 @@ export const DATA = group<DataCall>({
     const pathId = op.idParam ? place.params[op.idParam] : undefined;
     const type = mediaType(header(ex, "content-type"));
     return {
-      ...bearerOf(j, db),
       op,
       c,
       key,
@@ -558,6 +557,7 @@ export const DATA = group<DataCall>({
       asked: place.suffix ?? acceptedFormat(ex.requestHeaders.accept),
       body: ex.body ?? NO_BODY,
       reported: new Set(),
+      ...bearerOf(j, db),
     };
   },
   steps: [

@@ -251,7 +251,7 @@ export const PAGES = group<Page>({
     const authorize = j.place.endpoint === "authorize";
     if (!authorize && j.memory.screens.size === 0) return undefined;
     const path = `/${j.place.segments.join("/")}`.toLowerCase();
-    return authorize || j.memory.screens.has(path) ? { ...j, path, location: redirectOf(j) } : undefined;
+    return authorize || j.memory.screens.has(path) ? { path, location: redirectOf(j), ...j } : undefined;
   },
   steps: PAGE_STEPS,
 });
@@ -267,7 +267,6 @@ export const RESULTS = group<Result>({
     const { query, fragment } = redirectParams(location)!;
     const tokenFlow = auth.responseType === "token" || query.has("access_token") || fragment.has("access_token");
     return {
-      ...j,
       location,
       auth,
       query,
@@ -276,6 +275,7 @@ export const RESULTS = group<Result>({
       error: query.get("error") ?? fragment.get("error"),
       params: query.has("access_token") ? query : fragment,
       now: j.memory.targetTime(j.ex.at),
+      ...j,
     };
   },
   steps: RESULT_STEPS,

@@ -11,6 +11,13 @@ import type { OAuthFacts } from "../oauth.ts";
 import type { Place } from "../places.ts";
 
 /** What every reading of an exchange holds: the exchange, where it went and what the judge knows. */
+/**
+ * What every step of an exchange reads. A group's reading extends it, and spreads it last
+ * (`{ db, token, ...j }`): on Node 20's V8, each property an object literal writes after a
+ * leading spread costs about 1.5 µs (a runtime call each), and the readings of one exchange wrote
+ * about 30 such properties, half the judge's time (bench:handle, GET: 55.6 → 27.2 µs per exchange).
+ * A reading's own names are not the Judged's, so the order changes nothing but the cost.
+ */
 export interface Judged {
   ex: Exchange;
   place: Place;

@@ -373,7 +373,6 @@ export const TOKEN = group<TokenRequest>({
       parsed = jsonOf(ex.body);
     }
     return {
-      ...j,
       form,
       basic,
       clientId,
@@ -392,6 +391,7 @@ export const TOKEN = group<TokenRequest>({
       error,
       parsed,
       answer: isObject(parsed?.value) ? parsed.value : undefined,
+      ...j,
     };
   },
   steps: STEPS,
