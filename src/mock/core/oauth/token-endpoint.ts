@@ -138,11 +138,12 @@ function tokenAnswer(
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...noStore, ...headers },
     body: JSON.stringify(body),
-    meta: {
-      ...meta,
+    // Not `{ ...meta, value, ... }`: properties after a leading spread cost a runtime call each
+    // (see Judged in src/rules/judge/step.ts).
+    meta: Object.assign({}, meta, {
       value: body,
       grantType: formOf(req)?.get("grant_type")?.[0] ?? "",
       ...(status >= 400 ? { problem: `${body.error}: ${body.error_description}` } : {}),
-    },
+    }),
   };
 }
