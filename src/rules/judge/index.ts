@@ -179,12 +179,14 @@ export class Judge {
         for (const found of step.run(reading) ?? []) {
           const kind: Kind = assumption ? "assumption" : REQUIREMENT_KINDS[found.requirement];
           if (!this.#kinds.has(kind)) continue;
-          out.push({
-            ...found,
-            kind,
-            ...(assumption ? { assumption } : {}),
-            ...(resource ? { resource } : {}),
-          });
+          // Not `{ ...found, kind }`: see Judged (step.ts); the fields keep their order.
+          out.push(
+            Object.assign({}, found, {
+              kind,
+              ...(assumption ? { assumption } : {}),
+              ...(resource ? { resource } : {}),
+            }),
+          );
         }
       }
     }
