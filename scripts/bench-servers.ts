@@ -170,6 +170,9 @@ export async function measure(server: Server, url: string, opts: LoadOptions = {
 
 /** Rounds of each measurement (BENCH_ROUNDS): one figure of a shared machine is noise. */
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) {
+  throw new Error(`BENCH_ROUNDS must be a whole number from 1 to 50, not ${process.env.BENCH_ROUNDS}`);
+}
 
 export interface Contender {
   server: Server;
@@ -179,10 +182,10 @@ export interface Contender {
 
 /**
  * Measures each contender `rounds` times, alternating the order (forward, then backward), and gives
- * each the round of its median CPU per answer, with the range of the rounds. Measured one after
- * the other once each, the first of a row paid for what the machine was doing meanwhile: the mock
- * as npm start runs it came out 20 µs over --quiet in every such bench, and 1–7 µs over it when
- * the two alternated.
+ * each the round of its median CPU per answer (with its latency), and the range of the rounds'
+ * CPU. Measured one after the other once each, the first of a row paid for what the machine was
+ * doing meanwhile: the mock as npm start runs it came out about 20 µs over --quiet for GET in every
+ * such bench, and 1–9 µs over it when the two alternated. An even count takes the lower middle.
  */
 export async function measureRounds<K extends string>(
   contenders: Record<K, Contender>,

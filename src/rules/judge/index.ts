@@ -179,7 +179,8 @@ export class Judge {
         for (const found of step.run(reading) ?? []) {
           const kind: Kind = assumption ? "assumption" : REQUIREMENT_KINDS[found.requirement];
           if (!this.#kinds.has(kind)) continue;
-          // Not `{ ...found, kind }`: see Judged (step.ts); the fields keep their order.
+          // Not `{ ...found, kind, ...assumption, ...resource }` (members after a leading spread,
+          // see Judged in step.ts); the fields keep their order.
           out.push(
             Object.assign({}, found, {
               kind,
