@@ -216,3 +216,19 @@ export function rssMb(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * How much a process's memory grew over an endurance run: the highest RSS of its last three
+ * minutes over the highest of minutes 1 to 3, less one; undefined for a run shorter than 6
+ * minutes. Peaks, not one minute's reading: a minute read just after a collection is about 20 MB
+ * lower (the runs of 2026-11-25 and -27: minute 2 at 88 MB between 110 and 95), which made the
+ * end over minute 2 read 28 % growth while the heap in use stayed flat. Memory a process keeps
+ * and should not raises its peaks as well as its lows.
+ */
+export function rssGrowth(samples: ReadonlyArray<{ minute: number; rssBytes: number }>): number | undefined {
+  const last = samples.at(-1)?.minute ?? 0;
+  if (last < 6) return undefined;
+  const peak = (from: number, to: number) =>
+    Math.max(...samples.filter((s) => s.minute >= from && s.minute <= to).map((s) => s.rssBytes));
+  return peak(last - 2, last) / peak(1, 3) - 1;
+}

@@ -23,6 +23,7 @@ import {
   medianStart,
   REQUESTS,
   ROUNDS,
+  rssGrowth,
   rssMb,
   SECONDS,
   type Server,
@@ -304,11 +305,13 @@ async function main(): Promise<void> {
       "JSON.parse of the 190 MB seed file takes 0.7–0.9 s, garbage collection while its objects are promoted ≈0.25 s, checking 100,000 customers against the contract ≈0.2 s, and Node.js with the compiled code ≈0.4 s",
     ],
     [
-      "endurance: RSS growth from minute 2 to the end < 10 %",
-      endurance.growth === undefined ? "n/a" : `${(endurance.growth * 100).toFixed(1)} %`,
+      "endurance: RSS growth < 10 %, the highest of the last 3 minutes against the highest of minutes 1–3",
+      endurance.growth === undefined
+        ? "n/a"
+        : `${(endurance.growth * 100).toFixed(1)} % (minute 2 to the end: ${((endurance.fromMinute2 ?? 0) * 100).toFixed(1)} %)`,
       endurance.growth !== undefined && endurance.growth < 0.1,
-      endurance.minutes < 3
-        ? `the run lasted ${endurance.minutes} min (BENCH_ENDURANCE_MINUTES); the figure needs 10`
+      endurance.minutes < 6
+        ? `the run lasted ${endurance.minutes} min (BENCH_ENDURANCE_MINUTES); the figure needs 6, the target 10`
         : "each refresh issues an access token valid 7200 s, so none expires within the run (swept 10 min after expiry, at most 100,000); the heap in use stays flat",
     ],
   ] as const;
@@ -415,8 +418,10 @@ interface Endurance {
   requests: number;
   failures: number;
   samples: Array<{ minute: number; stats: Record<string, number> }>;
-  /** RSS at the end over RSS at minute 2, less one; undefined when the run was shorter than 3 minutes. */
+  /** `rssGrowth` of the samples: peaks of the last three minutes against minutes 1 to 3. */
   growth?: number;
+  /** The old reading, RSS at the end over RSS at minute 2, less one: shown beside `growth`. */
+  fromMinute2?: number;
 }
 
 /**
@@ -479,9 +484,11 @@ async function enduranceRun(log: (s: string) => void): Promise<Endurance> {
   } finally {
     await stop(mock);
   }
-  const at2 = out.samples.find((x) => x.minute === 2)?.stats.rssBytes;
-  const last = out.samples.at(-1)!;
-  if (at2 && last.minute >= 3) out.growth = last.stats.rssBytes! / at2 - 1;
+  const rss = out.samples.map((x) => ({ minute: x.minute, rssBytes: x.stats.rssBytes! }));
+  const growth = rssGrowth(rss);
+  if (growth !== undefined) out.growth = growth;
+  const at2 = rss.find((x) => x.minute === 2)?.rssBytes;
+  if (at2 && rss.at(-1)!.minute >= 3) out.fromMinute2 = rss.at(-1)!.rssBytes / at2 - 1;
   return out;
 }
 

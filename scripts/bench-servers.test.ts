@@ -1,0 +1,26 @@
+// The endurance run's growth figure: read from peaks, so a collection's low point is no growth
+// and memory kept for good still is.
+import { describe, expect, it } from "vitest";
+import { rssGrowth } from "./bench-servers.ts";
+
+const MB = 2 ** 20;
+const run = (mb: number[]) => mb.map((m, minute) => ({ minute, rssBytes: m * MB }));
+
+describe("rssGrowth", () => {
+  it("reads the 2026-11-25 run, minute 2 after a collection, as the 3 MB it grew", () => {
+    const samples = run([77, 110, 88, 95, 90, 109, 111, 112, 113, 113, 113]);
+    expect(rssGrowth(samples)).toBeCloseTo(113 / 110 - 1, 6);
+    // The reading it replaces, the end over minute 2: 28 %.
+    expect(113 / 88 - 1).toBeGreaterThan(0.28);
+  });
+
+  it("a process that keeps 5 MB a minute grows past 10 %, whatever minute its collections fall on", () => {
+    const leaking = run([70, 100, 80, 110, 95, 125, 105, 140, 115, 155, 130]);
+    expect(rssGrowth(leaking)).toBeGreaterThan(0.1);
+  });
+
+  it("gives no figure for a run under 6 minutes", () => {
+    expect(rssGrowth(run([70, 100, 90, 95, 96, 97]))).toBeUndefined();
+    expect(rssGrowth(run([70, 100, 90, 95, 96, 97, 98]))).toBeCloseTo(98 / 100 - 1, 6);
+  });
+});
