@@ -78,4 +78,25 @@ describe("the printed request log", () => {
     expect(answered.filter((n) => !logged.has(String(n)))).toEqual([]);
     expect(out.trimEnd().endsWith("bawa mock stopped")).toBe(true);
   }, 60_000);
+
+  it("shows a lone request's line while the mock goes on, not only when a batch fills or it stops", async () => {
+    const { child, url } = await spawnMock([], { log: true });
+    try {
+      let out = "";
+      child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+      });
+      const res = await fetch(`${url}/v1/api/DEMO/Customer/1001?lone=1`);
+      expect(res.status).toBe(401);
+      // A person at a terminal sees it at once; a log that waited for a batch to fill, or for the
+      // exit, would show it only when the mock stopped: never, here.
+      const deadline = Date.now() + 5_000;
+      while (!/ GET \/v1\/api\/DEMO\/Customer\/1001\?lone=1 -> 401 /.test(out) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(out).toMatch(/ GET \/v1\/api\/DEMO\/Customer\/1001\?lone=1 -> 401 /);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill();
+    }
+  });
 });
