@@ -90,10 +90,10 @@ describe("the printed request log", () => {
       expect(res.status).toBe(401);
       // A person at a terminal sees it at once; a log that waited for a batch to fill, or for the
       // exit, would show it only when the mock stopped: never, here.
+      const line = / GET \/v1\/api\/DEMO\/Customer\/1001\?lone=1 -> 401 /;
       const deadline = Date.now() + 5_000;
-      while (!/ GET \/v1\/api\/DEMO\/Customer\/1001\?lone=1 -> 401 /.test(out) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(out).toMatch(/ GET \/v1\/api\/DEMO\/Customer\/1001\?lone=1 -> 401 /);
+      while (!line.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(out).toMatch(line);
       expect(child.exitCode).toBeNull();
     } finally {
       child.kill();
