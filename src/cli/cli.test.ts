@@ -147,12 +147,26 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
       [["activate", "foo", "--base-url"], "bawa activate: --base-url needs a value"],
       [["conformance", "--baseurl", "x"], "bawa conformance: unknown option --baseurl; did you mean --base-url?"],
       [["mock", "extra"], 'bawa mock: this command takes no argument (got "extra")'],
+      [["conformance", "--refresh-token", "--grep", "x"], "bawa conformance: --refresh-token needs a value"],
     ] as const) {
       const failure = await bawa(...args).catch((e) => e);
       expect(failure.code, args.join(" ")).toBe(2);
       expect(failure.stderr, args.join(" ")).toContain(message);
       expect(failure.stderr, args.join(" ")).not.toContain("positional argument");
       expect(failure.stderr, args.join(" ")).toContain(`usage: bawa ${args[0]}`);
+    }
+  }, 30_000);
+
+  it("takes a value that begins with a dash: one refresh token in 64 does", async () => {
+    // Parsed, the value reaches the command, which names it; before, parseArgs called it
+    // ambiguous and bawa said "--refresh-token takes no value" (a CI run of test:package failed so).
+    for (const [args, message] of [
+      [["conformance", "--refresh-token", "-Xa9_tok", "--workers", "x"], "bawa conformance: --workers must be"],
+      [["mock", "--port", "-1"], 'must be a port number 0-65535, not "-1"'],
+    ] as const) {
+      const failure = await bawa(...args).catch((e) => e);
+      expect(failure.code, args.join(" ")).toBe(2);
+      expect(failure.stderr, args.join(" ")).toContain(message);
     }
   }, 30_000);
 
