@@ -69,7 +69,7 @@ export function joinDashValues(args: readonly string[], options: Command["option
     if (arg === "--") return [...out, ...args.slice(i)];
     const next = args[i + 1];
     const takesValue = arg.startsWith("--") && options[arg.slice(2)]?.type === "string";
-    if (takesValue && next !== undefined && next.startsWith("-") && !names.has(next.split("=")[0]!)) {
+    if (takesValue && next?.startsWith("-") && !names.has(next.split("=")[0]!)) {
       out.push(`${arg}=${next}`);
       i++;
     } else out.push(arg);
