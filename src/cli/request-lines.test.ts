@@ -3,6 +3,7 @@ import { Agent, request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
+import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
 import { requestLine } from "./request-lines.ts";
 
 const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
@@ -27,6 +28,19 @@ describe("a request's line", () => {
       `2026-11-24T09:30:00.000Z POST /${"p".repeat(99)}... -> 400 (1.3 ms) ${"x".repeat(160)} [ignored: Foo, Bar]` +
         "\n    ✗ DATA-JSON body: expected an object\n    ✗ ERR-400 status: expected 400, found 500",
     );
+  });
+});
+
+describe("a line's time", () => {
+  it("is isoTime's text for every instant, though the line reuses the text of its second", () => {
+    const at = (ms: number) => requestLine({ ...entry, at: ms, path: "/" }).split(" -> ")[0]!.replace(" POST /", "");
+    const instants = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 59_999, 60_000, Date.UTC(2026, 10, 24, 9, 30, 59, 7)];
+    // Years past 9999 have a longer text; past the calendar's end, and fractions, take isoTime's own way.
+    instants.push(253_402_300_799_999, 253_402_300_800_000, MAX_DATE_MS - 1, MAX_DATE_MS, -1, -1001, 1.5);
+    for (let i = 0; i < 2_000; i++) instants.push(Math.floor(Math.random() * MAX_DATE_MS));
+    // Twice in a row within one second, then back to an earlier one: the kept second must not leak.
+    instants.push(5_000_123, 5_000_456, 4_999_999, 5_000_000);
+    for (const ms of instants) expect(at(ms), String(ms)).toBe(isoTime(ms));
   });
 });
 

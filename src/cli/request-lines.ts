@@ -1,16 +1,34 @@
 // The request log on standard output (`bawa mock`, `bawa proxy` without --quiet): one line per
 // answer, written in batches off the answer's path (decision 0024).
 import sonicBoom from "sonic-boom";
-import { isoTime } from "../mock/core/clock.ts";
+import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
 import type { Entry, RequestLog } from "../mock/core/request-log.ts";
 
 // A CommonJS module: its class is a property of what Node.js gives as the default export.
 const { SonicBoom } = sonicBoom;
 
+// The text of the current second, "2026-11-24T09:30:00.": V8 makes an ISO date with a printf and
+// a Date object each time, and a loaded mock prints many lines a second.
+let second = Number.NaN;
+let secondText = "";
+
+/** `isoTime(ms)`, reusing the text of its second. */
+function lineTime(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms >= MAX_DATE_MS) return isoTime(ms);
+  const s = Math.floor(ms / 1000);
+  if (s !== second) {
+    const text = isoTime(s * 1000);
+    secondText = text.slice(0, text.length - 4); // without "000Z"; years past 9999 are longer
+    second = s;
+  }
+  const milli = ms - s * 1000;
+  return `${secondText}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+}
+
 /** The printed line of one request (without its newline). */
 export function requestLine(e: Entry): string {
   const path = e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path;
-  let line = `${isoTime(e.at)} ${e.method} ${path} -> ${e.status} (${e.ms.toFixed(1)} ms)`;
+  let line = `${lineTime(e.at)} ${e.method} ${path} -> ${e.status} (${e.ms.toFixed(1)} ms)`;
   if (e.problem) line += ` ${e.problem.slice(0, 160)}`;
   if (e.ignored) line += ` [ignored: ${e.ignored.join(", ")}]`;
   // Rules an answer broke, as bawa proxy judged it: one indented line each.
@@ -25,20 +43,38 @@ export interface PrintedLog {
   flush(): Promise<void>;
 }
 
+/** How long a line waits for others to be written with it (ms), and how much text is written at once at most. */
+const GATHER_MS = 10;
+const GATHER_CHARS = 16_384;
+
 /**
- * Prints every request of `log` to standard output. A line is appended to a buffer, which is
- * written while the process goes on answering; a burst of answers is one write. What is buffered
- * when the process exits is written then, synchronously (a signal handler first awaits flush()).
+ * Prints every request of `log` to standard output. Lines are gathered for up to GATHER_MS (or
+ * GATHER_CHARS) and handed to a sonic-boom stream as one, which writes them while the process goes
+ * on answering. Handed over line by line, a loaded mock made a write per one to three lines, and
+ * sonic-boom measures the bytes of its whole pending buffer on each call: 9.7 µs of CPU a line,
+ * against 1.4 µs gathered (decision 0024). What is pending when the process exits is written
+ * then, synchronously (a signal handler first awaits flush()).
  */
 export function printRequests(log: RequestLog, label: string): PrintedLog {
   const out = new SonicBoom({ fd: 1, sync: false, minLength: 0 });
   let open = true;
+  let lines: string[] = [];
+  let chars = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const handOver = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (lines.length && open) out.write(lines.join(""));
+    lines = [];
+    chars = 0;
+  };
   out.on("error", (err: NodeJS.ErrnoException) => {
     // The reader went away (`bawa mock | head`): nobody is left to read the log; keep serving.
     open = false;
     if (err.code !== "EPIPE") console.error(`${label}: the request log can not be written: ${err.message}`);
   });
   process.once("exit", () => {
+    handOver();
     if (!open) return;
     try {
       out.flushSync();
@@ -47,9 +83,20 @@ export function printRequests(log: RequestLog, label: string): PrintedLog {
     }
   });
   log.subscribe((e) => {
-    if (open) out.write(`${requestLine(e)}\n`);
+    if (!open) return;
+    const line = `${requestLine(e)}\n`;
+    lines.push(line);
+    chars += line.length;
+    if (chars >= GATHER_CHARS) handOver();
+    // Not holding the process open: on exit, what is gathered is written synchronously.
+    else if (!timer) timer = setTimeout(handOver, GATHER_MS).unref();
   });
   return {
-    flush: () => new Promise<void>((done) => (open ? out.flush(() => done()) : done())),
+    flush: () =>
+      new Promise<void>((done) => {
+        handOver();
+        if (open) out.flush(() => done());
+        else done();
+      }),
   };
 }
