@@ -1,9 +1,9 @@
 // The request log as `npm start` prints it: the lines, and none lost when the mock is stopped.
 import { Agent, request } from "node:http";
 import { describe, expect, it } from "vitest";
+import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
-import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
 import { requestLine } from "./request-lines.ts";
 
 const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
@@ -33,7 +33,10 @@ describe("a request's line", () => {
 
 describe("a line's time", () => {
   it("is isoTime's text for every instant, though the line reuses the text of its second", () => {
-    const at = (ms: number) => requestLine({ ...entry, at: ms, path: "/" }).split(" -> ")[0]!.replace(" POST /", "");
+    const at = (ms: number) =>
+      requestLine({ ...entry, at: ms, path: "/" })
+        .split(" -> ")[0]!
+        .replace(" POST /", "");
     const instants = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 59_999, 60_000, Date.UTC(2026, 10, 24, 9, 30, 59, 7)];
     // Years past 9999 have a longer text; past the calendar's end, and fractions, take isoTime's own way.
     instants.push(253_402_300_799_999, 253_402_300_800_000, MAX_DATE_MS - 1, MAX_DATE_MS, -1, -1001, 1.5);
