@@ -51,25 +51,21 @@ async function help(): Promise<string> {
 }
 
 /**
- * What is wrong with a command line, in bawa's words: node's parseArgs explains a stray option as a
- * positional argument to quote, which is not what someone who mistyped a flag needs to read.
- */
-/**
- * `--name value` as `--name=value` where the value begins with a dash and names no option of the
- * command: parseArgs refuses such a value as ambiguous, yet tokens, secrets and passwords are
- * base64url or free text, and one in 64 refresh tokens begins with "-" (a user pasting one got
- * "takes no value"). A value that is an option (`--refresh-token --grep X`) stays an error, and
- * nothing after `--` (Playwright's arguments) is touched.
+ * `--name value` as `--name=value` where the value begins with one dash: parseArgs refuses such a
+ * value as ambiguous, yet tokens, secrets and passwords are base64url or free text, and one in 64
+ * refresh tokens begins with "-" (a user pasting one got "takes no value"). A value that begins
+ * with two dashes stays an error: it is far more often a mistyped option (`--refresh-token --gerp
+ * X` would otherwise take "--gerp" as the token) than a token, and the message says to write
+ * `--name=--...`. `-h` stays help; nothing after `--` (Playwright's arguments) is touched.
  */
 export function joinDashValues(args: readonly string[], options: Command["options"]): string[] {
-  const names = new Set(["--", "-h", "--help", ...Object.keys(options).map((o) => `--${o}`)]);
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === "--") return [...out, ...args.slice(i)];
     const next = args[i + 1];
     const takesValue = arg.startsWith("--") && options[arg.slice(2)]?.type === "string";
-    if (takesValue && next?.startsWith("-") && !names.has(next.split("=")[0]!)) {
+    if (takesValue && next?.startsWith("-") && !next.startsWith("--") && next !== "-h") {
       out.push(`${arg}=${next}`);
       i++;
     } else out.push(arg);
@@ -77,6 +73,10 @@ export function joinDashValues(args: readonly string[], options: Command["option
   return out;
 }
 
+/**
+ * What is wrong with a command line, in bawa's words: node's parseArgs explains a stray option as a
+ * positional argument to quote, which is not what someone who mistyped a flag needs to read.
+ */
 function usageProblem(err: NodeJS.ErrnoException, command: Command): string {
   const option = /option '(-{1,2}[^' ]*)/i.exec(err.message)?.[1];
   const known = Object.keys(command.options).map((o) => `--${o}`);
@@ -89,8 +89,11 @@ function usageProblem(err: NodeJS.ErrnoException, command: Command): string {
     return `this command takes no argument${arg ? ` (got ${JSON.stringify(arg)})` : ""}; options begin with --`;
   }
   if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option) {
-    // "argument is ambiguous": what follows the option is another of its options.
-    return /argument missing|ambiguous/.test(err.message) ? `${option} needs a value` : `${option} takes no value`;
+    if (/argument missing/.test(err.message)) return `${option} needs a value`;
+    // "argument is ambiguous": what follows begins with "--" (or is -h); see joinDashValues.
+    if (/ambiguous/.test(err.message))
+      return `${option} needs a value (one that begins with -- is given as ${option}=--...)`;
+    return `${option} takes no value`;
   }
   return err.message;
 }

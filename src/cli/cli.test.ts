@@ -148,6 +148,8 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
       [["conformance", "--baseurl", "x"], "bawa conformance: unknown option --baseurl; did you mean --base-url?"],
       [["mock", "extra"], 'bawa mock: this command takes no argument (got "extra")'],
       [["conformance", "--refresh-token", "--grep", "x"], "bawa conformance: --refresh-token needs a value"],
+      // A mistyped option after it is not taken as the value: it would have been the token.
+      [["conformance", "--refresh-token", "--gerp", "x"], "bawa conformance: --refresh-token needs a value"],
     ] as const) {
       const failure = await bawa(...args).catch((e) => e);
       expect(failure.code, args.join(" ")).toBe(2);

@@ -1,5 +1,6 @@
 // The request log on standard output (`bawa mock`, `bawa proxy` without --quiet): one line per
 // answer, written in batches off the answer's path (decision 0024).
+import { writeSync } from "node:fs";
 import sonicBoom from "sonic-boom";
 import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
 import type { Entry, RequestLog } from "../mock/core/request-log.ts";
@@ -74,10 +75,13 @@ export function printRequests(log: RequestLog, label: string): PrintedLog {
     if (err.code !== "EPIPE") console.error(`${label}: the request log can not be written: ${err.message}`);
   });
   process.once("exit", () => {
-    handOver();
+    if (timer) clearTimeout(timer);
     if (!open) return;
     try {
+      // What sonic-boom holds first, then what is gathered, both synchronously: handed over now,
+      // the gathered lines would start an asynchronous write that flushSync() leaves in flight.
       out.flushSync();
+      writeAllSync(1, lines.join(""));
     } catch {
       // Standard output is gone: there is nobody to write to.
     }
@@ -99,4 +103,18 @@ export function printRequests(log: RequestLog, label: string): PrintedLog {
         else done();
       }),
   };
+}
+
+/** Writes all of `text` to `fd` now, through partial writes and a non-blocking descriptor's EAGAIN (at most a second). */
+function writeAllSync(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let at = 0, waits = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || ++waits > 1000) throw err;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
 }
