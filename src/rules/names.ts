@@ -57,11 +57,14 @@ export function described(
   const loose = t.caseInsensitiveNames || always;
   const names = namesOf(fields);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  // Keys, not entries: the proxy's judge views every answer's body, and an entry per field was a
+  // fifth of what judging a read allocated.
+  const from = value as Record<string, unknown>;
+  for (const k of Object.keys(from)) {
     const exact = names.exact.has(k);
     const field = exact ? k : loose ? names.byLower.get(k.toLowerCase()) : undefined;
     // The exact spelling wins over another case of the same name.
-    if (field !== undefined && (exact || !(field in out))) out[field] = v;
+    if (field !== undefined && (exact || !(field in out))) out[field] = from[k];
   }
   return out;
 }
