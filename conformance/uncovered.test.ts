@@ -20,11 +20,16 @@ list.requirements.push({
   text: "a rule added without a check",
 });
 writeFileSync(join(dir, "requirements.yaml"), stringify(list));
-// The requirements module reads the override when it is first imported.
+// The requirements module reads the override when it is first imported; test files share their
+// modules (vitest.config.ts), so it is imported afresh here and forgotten again after.
 vi.stubEnv("CONFORMANCE_REQUIREMENTS", join(dir, "requirements.yaml"));
+vi.resetModules();
 const { default: MatrixReporter } = await import("./lib/matrix-reporter.ts");
 
-afterAll(() => vi.unstubAllEnvs());
+afterAll(() => {
+  vi.unstubAllEnvs();
+  vi.resetModules();
+});
 
 it("a requirement without a check fails the run, naming the file its check goes in", async () => {
   const printed: string[] = [];
