@@ -89,7 +89,10 @@ describe("the target configuration", () => {
       database: "DEMO",
       client: { clientId: "c" },
       waitForExpiry: false,
+      browser: true,
     });
+    expect(loadTarget({ ...base, CONFORMANCE_BROWSER: "0" }).browser).toBe(false);
+    expect(loadTarget({ ...base, CONFORMANCE_BROWSER: "yes" }).browser).toBe(true);
     expect([...t.kinds]).toEqual(["spec", "oauth"]);
     expect(t.selectors.allow).toBe('button[name="decision"][value="allow"]');
     expect(t.second).toBeUndefined();
@@ -101,6 +104,7 @@ describe("the target configuration", () => {
     [{ ...base, CONFORMANCE_BASE_URL: "https://x/V18" }, /must not end with the version segment/],
     [{ ...base, CONFORMANCE_API_VERSION: "one" }, /must be digits/],
     [{ ...base, CONFORMANCE_KINDS: "spec,style" }, /unknown kind style/],
+    [{ ...base, CONFORMANCE_BROWSER: "off" }, /CONFORMANCE_BROWSER must be 1 or 0 \(true\/false, yes\/no\), not "off"/],
   ])("refuses %j with a message that says what to change", (env, message) => {
     expect(() => loadTarget(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
     expect(() => loadTarget(env as NodeJS.ProcessEnv)).toThrow(message);

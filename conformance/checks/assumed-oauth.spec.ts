@@ -49,9 +49,9 @@ test("invalid_client is 401, the other token errors 400", covers("A-TOKEN-ERRORS
 test(
   "refresh tokens are not rotated: the same one works again",
   covers("A-REFRESH-TOKENS"),
-  async ({ api, browser, target }) => {
+  async ({ api, launchedBrowser, target }) => {
     const client = needLogin(target);
-    const { refresh_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", {
+    const { refresh_token } = grantedTokens(await codeFlow(api, await launchedBrowser(), target), "TOK-CODE-EXCHANGE", {
       refresh: true,
     });
     for (let i = 0; i < 2; i++) {

@@ -19,9 +19,9 @@ import {
 test(
   "the refresh grant returns a new token response whose access token works",
   covers("TOK-REFRESH"),
-  async ({ api, browser, target, contract }) => {
+  async ({ api, launchedBrowser, target, contract }) => {
     const client = needLogin(target);
-    const exchange = await codeFlow(api, browser, target);
+    const exchange = await codeFlow(api, await launchedBrowser(), target);
     const first = grantedTokens(exchange, "TOK-CODE-EXCHANGE", { refresh: true });
     const res = await tokenRequest(api, target, {
       grant_type: "refresh_token",
@@ -61,9 +61,9 @@ test(
 test(
   "refresh_token, client_id, client_secret and redirect_uri are required on refresh",
   covers("TOK-REFRESH-PARAMS"),
-  async ({ api, browser, target }) => {
+  async ({ api, launchedBrowser, target }) => {
     const client = needLogin(target);
-    const { refresh_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", {
+    const { refresh_token } = grantedTokens(await codeFlow(api, await launchedBrowser(), target), "TOK-CODE-EXCHANGE", {
       refresh: true,
     });
     for (const missing of ["refresh_token", "client_id", "client_secret", "redirect_uri"]) {
@@ -108,10 +108,10 @@ test(
 test(
   "a refresh token of another client is refused",
   covers("OAUTH-REFRESH-BOUND"),
-  async ({ api, browser, target }) => {
+  async ({ api, launchedBrowser, target }) => {
     needLogin(target);
     need({ CONFORMANCE_SECOND_CLIENT_ID: target.second?.clientId }, "a second registered application");
-    const { refresh_token } = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", {
+    const { refresh_token } = grantedTokens(await codeFlow(api, await launchedBrowser(), target), "TOK-CODE-EXCHANGE", {
       refresh: true,
     });
     const res = await tokenRequest(api, target, {

@@ -2,14 +2,14 @@
 // every resource, in both flows; and the table's ways back (rows 3 and 4): a refresh grant in
 // the code flow, logging in again in the implicit flow, each giving a token that works for every
 // operation. One token per flow and state, reused across operations.
-import type { BrowserContext } from "@playwright/test";
+import type { Browser, BrowserContext } from "@playwright/test";
 import type { Target } from "../lib/config.ts";
 import { infoListUrl } from "../lib/customers.ts";
 import { type Api, quote, type Reply, send } from "../lib/http.ts";
 import { dataOperations, tryEvery, unexpected } from "../lib/operations.ts";
 import { NOT_CHECKED, NOT_VERIFIED } from "../lib/requirements.ts";
 import { throughScreens } from "../lib/screens.ts";
-import { covers, expect, expectSucceeded, needLogin, type TargetClock, test } from "../lib/test.ts";
+import { covers, expect, expectSucceeded, needBrowser, needLogin, type TargetClock, test } from "../lib/test.ts";
 import { clientParams, codeFlow, grantedTokens, readTokenAnswer, type Tokens, tokenRequest } from "../lib/tokens.ts";
 
 /** The access token of an implicit flow through the screens, in a fresh page without cookies. */
@@ -49,9 +49,14 @@ function needTime(target: Target, clock: TargetClock): void {
 }
 
 /** Both flows' tokens, each tried once on a read first: a refused fresh token is DATA-BEARER's finding. */
-async function freshTokens(api: Api, target: Target, browser: Parameters<typeof codeFlow>[1], context: BrowserContext) {
-  const code = grantedTokens(await codeFlow(api, browser, target), "TOK-CODE-EXCHANGE", { refresh: true });
-  const implicit = await implicitToken(context, target);
+async function freshTokens(
+  api: Api,
+  target: Target,
+  browser: () => Promise<Browser>,
+  context: () => Promise<BrowserContext>,
+) {
+  const code = grantedTokens(await codeFlow(api, await browser(), target), "TOK-CODE-EXCHANGE", { refresh: true });
+  const implicit = await implicitToken(await context(), target);
   for (const [token, owner] of [
     [code.access_token, "DATA-BEARER"],
     [implicit, "AUTH-IMPLICIT-NO-SECRET"],
@@ -92,8 +97,8 @@ const prepared = new Map<string, Promise<Expired>>();
 function expiredTokens(
   api: Api,
   target: Target,
-  browser: Parameters<typeof codeFlow>[1],
-  context: BrowserContext,
+  browser: () => Promise<Browser>,
+  context: () => Promise<BrowserContext>,
   clock: TargetClock,
 ): Promise<Expired> {
   let made = prepared.get(target.baseUrl);
@@ -118,10 +123,11 @@ function expiredTokens(
 test(
   "an access token of either flow is refused on every data operation once 7200 seconds have passed",
   covers("TOK-EXPIRY"),
-  async ({ api, browser, sharedContext, target, clock, session }) => {
+  async ({ api, launchedBrowser, sharedContext, target, clock, session }) => {
     needLogin(target);
     needTime(target, clock);
-    const { code, implicit } = await expiredTokens(api, target, browser, sharedContext, clock);
+    needBrowser(target);
+    const { code, implicit } = await expiredTokens(api, target, launchedBrowser, sharedContext, clock);
     const probes = dataOperations(target);
     const cleanup = await session.bare();
     const wrong: string[] = [];
@@ -142,10 +148,11 @@ const authorized = (status: number) => status !== 401 && status !== 403;
 test(
   "after expiry, a refresh (code flow) or a new login (implicit flow) gives a token that works for every data operation",
   covers("TOK-RENEWED"),
-  async ({ api, browser, sharedContext, target, clock, session }) => {
+  async ({ api, launchedBrowser, sharedContext, target, clock, session }) => {
     const client = needLogin(target);
     needTime(target, clock);
-    const { code, implicit, refreshedBefore } = await expiredTokens(api, target, browser, sharedContext, clock);
+    needBrowser(target);
+    const { code, implicit, refreshedBefore } = await expiredTokens(api, target, launchedBrowser, sharedContext, clock);
     // A target that rotates refresh tokens gave a new one with the grant before expiry: that one is due now.
     const rotated = readTokenAnswer(refreshedBefore)?.refresh_token;
     const refresh = () =>
@@ -166,7 +173,7 @@ test(
       `the refresh grant after expiry: ${refreshed.call} answered ${refreshed.status}: ${quote(refreshed.text)}`,
     ).toBe(200);
     const renewed: Tokens = grantedTokens(refreshed, "TOK-REFRESH");
-    const again = await implicitToken(sharedContext, target);
+    const again = await implicitToken(await sharedContext(), target);
     const probes = dataOperations(target);
     const cleanup = await session.bare();
     const wrong: string[] = [];

@@ -46,6 +46,11 @@ export interface Target {
   controlToken?: string;
   /** Run only the checks that change no customer data (a production environment). */
   readOnly: boolean;
+  /**
+   * Whether checks may open a browser (CONFORMANCE_BROWSER, default yes): without one, the checks
+   * that walk the login and permission screens are not verified and no Chromium is started.
+   */
+  browser: boolean;
   /** How answers 429 and 503 are retried. */
   retries: RetryPolicy;
   /** The model-based exploration's budget, and the seed (and fast-check path) that replays one. */
@@ -121,6 +126,10 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   [
     "CONFORMANCE_READ_ONLY",
     "1: run only the checks that create, change and delete nothing (production); the others are reported not run",
+  ],
+  [
+    "CONFORMANCE_BROWSER",
+    "0: open no browser; the checks that walk the login and permission screens are reported not verified (a job without Chromium, data rules only); default 1",
   ],
   [
     "CONFORMANCE_STRICT",
@@ -357,6 +366,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     acceptDateFormats: dateFormats(s.ACCEPT_DATE_FORMATS),
     namePrefix: s.NAME_PREFIX ?? "Conformance",
     readOnly: yes(s.READ_ONLY),
+    browser: flag("CONFORMANCE_BROWSER", s.BROWSER, true),
     retries: {
       times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
       maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
@@ -402,6 +412,15 @@ function count(name: string, value: string | undefined, fallback: number, max: n
   if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min)
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+/** A setting that is on or off: 1/0, true/false, yes/no; anything else is refused, naming it. */
+function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === "") return fallback;
+  const v = value.trim().toLowerCase();
+  if (["1", "true", "yes"].includes(v)) return true;
+  if (["0", "false", "no"].includes(v)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true/false, yes/no), not ${JSON.stringify(value)}`);
 }
 
 function dateFormats(value: string | undefined): Set<"iso" | "dmy"> {

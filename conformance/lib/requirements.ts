@@ -59,6 +59,8 @@ export const WITHOUT_A_TOKEN = "without them no access token can be obtained";
 export const TARGET_DOWN = "not run: the target stopped answering earlier in this run";
 /** The skip reason of a check that writes, in a read-only run. */
 export const READ_ONLY = "not run (read-only): this check creates, changes or deletes customers";
+/** The skip reason of a check that needs a browser, in a run that opens none (CONFORMANCE_BROWSER=0). */
+export const NO_BROWSER = `${NOT_VERIFIED}CONFORMANCE_BROWSER=0: this check drives the screens in a browser, and the run opens none`;
 /** Tag of a check that creates, changes or deletes customer data (left out of read-only runs). */
 export const WRITES_TAG = "@writes";
 

@@ -35,6 +35,7 @@ import {
 } from "./observed.ts";
 import {
   kindTag,
+  NO_BROWSER,
   NOT_CHECKED,
   NOT_SELECTED,
   NOT_VERIFIED,
@@ -84,11 +85,15 @@ export interface Session {
 interface WorkerFixtures {
   /**
    * The worker's browser, launched when first asked for: a worker whose checks need none (data
-   * checks with a refresh token, as most of the fault matrix's are) starts no Chromium.
+   * checks with a refresh token, as most of the fault matrix's are) starts no Chromium. In a run
+   * that opens no browser (CONFORMANCE_BROWSER=0) asking for it skips the check, saying so.
    */
   launchedBrowser: () => Promise<Browser>;
-  /** The browser context the checks of a worker share (unless CONFORMANCE_TRACE=1 asks for traces). */
-  sharedContext: BrowserContext;
+  /**
+   * The browser context the checks of a worker share (unless CONFORMANCE_TRACE=1 asks for traces),
+   * made when first asked for, as the browser is.
+   */
+  sharedContext: () => Promise<BrowserContext>;
   /** Settings of this project's target, over the CONFORMANCE_* environment (several targets in one run). */
   targetSettings: Record<string, string>;
   /** Requirement ids expected to fail on this target (see RunTarget.expectFailures). */
@@ -134,10 +139,14 @@ export interface FindingsFixture {
 export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   targetSettings: [{}, { option: true, scope: "worker" }],
   expectedFailures: [[], { option: true, scope: "worker" }],
+  // The browser, the shared context and the shared flows are functions, not values: a worker
+  // fixture set up for a check that then skips stays failed for the worker, and Playwright would
+  // let every later check that asks for it end "passed" without running it.
   launchedBrowser: [
-    async ({ playwright, browserName, launchOptions }, use) => {
+    async ({ playwright, browserName, launchOptions, target }, use) => {
       let launched: Promise<Browser> | undefined;
       await use(() => {
+        needBrowser(target);
         launched ??= playwright[browserName].launch(launchOptions).catch((err: Error) => {
           throw new BrowserLaunchError(err);
         });
@@ -150,15 +159,38 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     },
     { scope: "worker", timeout: 0 },
   ],
-  browser: [async ({ launchedBrowser }, use) => use(await launchedBrowser()), { scope: "worker", timeout: 0 }],
-  sharedContext: [
-    async ({ browser, target }, use) => {
-      const context = await browser.newContext();
-      observeBrowser(context, target.baseUrl);
-      await use(context);
-      await context.close();
+  // Only Playwright's own context fixture (CONFORMANCE_TRACE=1) asks for this one; a check asks for
+  // launchedBrowser, which skips it in a run without a browser where this could only fail it.
+  browser: [
+    async ({ launchedBrowser, target }, use) => {
+      if (!target.browser)
+        throw new Error(
+          "CONFORMANCE_BROWSER=0 opens no browser, and this check asks for one before it starts (CONFORMANCE_TRACE=1, or the browser fixture: a check asks for launchedBrowser)",
+        );
+      await use(await launchedBrowser());
     },
-    { scope: "worker" },
+    { scope: "worker", timeout: 0 },
+  ],
+  sharedContext: [
+    async ({ launchedBrowser, target }, use) => {
+      let made: Promise<BrowserContext> | undefined;
+      await use(() => {
+        needBrowser(target);
+        made ??= launchedBrowser().then(async (browser) => {
+          const context = await browser.newContext();
+          observeBrowser(context, target.baseUrl);
+          return context;
+        });
+        // A launch that failed is tried again by the next check, which then fails with its reason.
+        made.catch(() => (made = undefined));
+        return made;
+      });
+      await made?.then(
+        (context) => context.close(),
+        () => undefined,
+      );
+    },
+    { scope: "worker", timeout: 0 },
   ],
   // A context per check costs a fifth of a second; checks share one, each starting without
   // cookies, pages or routes, as a new browser would. With CONFORMANCE_TRACE=1 every check gets
@@ -172,10 +204,11 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
       }
     : {
         context: async ({ sharedContext }, use) => {
-          await sharedContext.clearCookies();
-          await use(sharedContext);
-          await sharedContext.unrouteAll({ behavior: "ignoreErrors" });
-          for (const page of sharedContext.pages()) if (!isKeptPage(page)) await page.close();
+          const context = await sharedContext();
+          await context.clearCookies();
+          await use(context);
+          await context.unrouteAll({ behavior: "ignoreErrors" });
+          for (const page of context.pages()) if (!isKeptPage(page)) await page.close();
         },
         // Checks share a page too (a new one costs Chromium a renderer process), left as a new
         // page would be: without listeners, routes or document.
@@ -315,18 +348,21 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     async ({ target, api, sharedContext }, use) => {
       const walk = async (responseType: "code" | "token", state: string): Promise<Landing> => {
         // A page of its own, not the check's: a check may be using that one when it asks.
-        const page = await sharedContext.newPage();
+        const context = await sharedContext();
+        const page = await context.newPage();
         try {
-          await sharedContext.clearCookies();
+          await context.clearCookies();
           const seen = { login: false, permission: false };
           return { landed: await throughScreens(page, target, { responseType, state, seen }), seen, state };
         } finally {
           await page.close();
         }
       };
+      // Every flow walks the screens: a run without a browser skips each check that asks, saying so.
       const once = <T, A extends unknown[] = []>(make: (...args: A) => Promise<T>) => {
         let made: Promise<T> | undefined;
         return (...args: A) => {
+          needBrowser(target);
           made ??= make(...args);
           return made;
         };
@@ -387,7 +423,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         const res = await send(api, "GET", infoListUrl(target), { headers });
         if (res.status !== 401) return undefined;
         const refused = `${res.call} refused the access token (401)`;
-        if (target.refreshToken && target.username && target.password) {
+        if (target.refreshToken && target.username && target.password && target.browser) {
           const viaCode = await codeFlowToken(api, launchedBrowser, target);
           const again =
             viaCode === undefined
@@ -468,6 +504,11 @@ export function coversWriting(...ids: string[]): { tag: string[] } {
 export function need(what: Record<string, unknown>, hint?: string): void {
   const reason = needs(what, hint);
   test.skip(reason !== undefined, `${NOT_VERIFIED}${reason}`);
+}
+
+/** Skips the check when the run opens no browser (CONFORMANCE_BROWSER=0), saying so. */
+export function needBrowser(t: Target): void {
+  test.skip(!t.browser, NO_BROWSER);
 }
 
 export function needClient(t: Target): Client {

@@ -26,6 +26,17 @@ describe("the tolerance runs", () => {
     }
   });
 
+  it("open no browser where every behaviour changes only the data API's answers", () => {
+    const run = (name: string) => runs.filter((r) => r.switches.some((s) => s.name === name));
+    // Dates and names are written only in objects of resources: the screens never show them.
+    for (const name of ["iso-dates", "dmy-dates", "camel-case-json", "extra-fields-both"])
+      for (const r of run(name)) expect(r.browser, r.name).toBe(false);
+    // A 405 of an unknown method, or error bodies, could be answers of the authorization server.
+    for (const name of ["unknown-method-405", "error-without-modelstate"])
+      for (const r of run(name)) expect(r.browser, r.name).toBeUndefined();
+    expect(judge(run("iso-dates")[0]!, { requirements: [] }).what).toMatch(/run without a browser/);
+  });
+
   it("pack the behaviours the suite must pass with the same settings", () => {
     expect(runs.length).toBeLessThan(TOLERATED.reduce((n, s) => n + (s.expect?.length ?? 0), 0));
     expect(runs.filter((r) => r.switches.length > 1).length).toBeGreaterThan(0);

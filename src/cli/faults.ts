@@ -10,7 +10,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RunTarget } from "../../conformance/playwright.config.ts";
 import { type CompiledContract, compileContract } from "../contract/index.ts";
-import type { Switch } from "../mock/core/scenarios.ts";
+import { changesDataAnswersOnly, type Switch } from "../mock/core/scenarios.ts";
 import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
 import { buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
@@ -42,6 +42,8 @@ export interface Case {
    */
   mustPass?: readonly string[];
   everyOperation?: boolean;
+  /** false: the run opens no browser (CONFORMANCE_BROWSER=0), its walks through the screens not verified. */
+  browser?: false;
 }
 
 interface Outcome {
@@ -231,9 +233,13 @@ export function toleranceRuns(switches: readonly Switch[]): Case[] {
   return runs.map((r) => ({
     name: r.labels.join("+"),
     switches: r.switches,
+    // A run of behaviours that change only the data API's answers walks no screens: the walks see
+    // nothing of them (their checks run in the baseline and in the runs of the other behaviours),
+    // and they cost most of a whole run's CPU (Chromium).
     settings: r.settings,
     failed: r.failed,
     exactly: true,
+    ...(r.switches.every(changesDataAnswersOnly) ? { browser: false } : {}),
   }));
 }
 
@@ -266,6 +272,7 @@ async function runTargets(
       // A fault's run checks what it breaks; a behaviour's run, and a fault's whole-suite run, is the
       // suite a real environment gets (spec and oauth checks).
       if (c.exactly || c.wholeSuite) settings.CONFORMANCE_KINDS = c.kinds ?? "spec,oauth";
+      if (c.browser === false) settings.CONFORMANCE_BROWSER = "0";
       targets.push({
         name: c.name,
         settings,
@@ -349,7 +356,9 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
   return {
     case: c.name,
     kind: c.exactly ? "tolerated" : "fault",
-    what: c.switches.map((s) => s.what).join("; ") || "no switch: the mock as it starts, every kind of check",
+    what:
+      (c.switches.map((s) => s.what).join("; ") || "no switch: the mock as it starts, every kind of check") +
+      (c.browser === false ? " (only the data API's answers change: run without a browser)" : ""),
     expected,
     failed,
     notChecked,

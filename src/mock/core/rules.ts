@@ -91,6 +91,22 @@ export interface Rules {
   jsonNames: "pascal" | "camel";
 }
 
+/**
+ * The rules only the data API reads, where it answers objects of the contract's resources: the
+ * authorization server, its screens and its token answers read none of them (a test holds
+ * src/mock/core/oauth to that).
+ */
+export const DATA_API_RULES: ReadonlySet<keyof Rules> = new Set<keyof Rules>([
+  "fillDefaults",
+  "acceptAllProperties",
+  "putChanges",
+  "putFillsDefaults",
+  "deleteRemoves",
+  "xmlReadsBooleans",
+  "listFollowsWrites",
+  "jsonNames",
+]);
+
 export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   requireActiveClient: true,
   exactRedirectUri: true,

@@ -6,7 +6,7 @@ import type { Operation } from "../../contract/index.ts";
 import type { RequirementId } from "../../rules/generated/requirements.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import type { MockRequest, MockResponse } from "./http.ts";
-import { DEFAULT_RULES, type Rules } from "./rules.ts";
+import { DATA_API_RULES, DEFAULT_RULES, type Rules } from "./rules.ts";
 
 /** A requirement, or its row for one subject (a resource of the contract): `SVC-METHODS · Supplier`. */
 export type RequirementRow = RequirementId | `${RequirementId} · ${string}`;
@@ -60,6 +60,19 @@ export interface Switch {
   expect?: readonly ExpectedRun[];
   /** Switches of one group change the same thing and are never on together (dates, names, extra fields). */
   group?: string;
+}
+
+/**
+ * Whether a switch changes answers of the data API only: each transform limited to them (its answer
+ * codes all of resources, or `data`), each rule it changes one only the data API reads. Such a
+ * switch changes nothing a walk through the login and permission screens reads, so the fault matrix
+ * runs the suite under it without a browser.
+ */
+export function changesDataAnswersOnly(s: Switch): boolean {
+  const rules = Object.keys(s.rules ?? {}) as Array<keyof Rules>;
+  const toData = (t: Transform) =>
+    t.data === true || (t.codes !== undefined && t.codes.length > 0 && t.codes.every((c) => c.startsWith("resource.")));
+  return rules.every((r) => DATA_API_RULES.has(r)) && (s.transforms ?? []).every(toData);
 }
 
 export interface ScenarioStart {

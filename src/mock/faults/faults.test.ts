@@ -4,9 +4,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { requirements } from "../../../conformance/lib/requirements.ts";
 import type { RequirementId } from "../../rules/generated/requirements.ts";
-import { DEFAULT_RULES } from "../core/rules.ts";
-import { buildMock } from "../index.ts";
-import { call, codeFlowTokens, freshMock } from "../testing.ts";
+import type { MockRequest } from "../core/http.ts";
+import { DATA_API_RULES, DEFAULT_RULES } from "../core/rules.ts";
+import { changesDataAnswersOnly } from "../core/scenarios.ts";
+import { type BawaMock, buildMock } from "../index.ts";
+import { authorizeThroughScreens, call, codeFlowTokens, DEMO_APP, freshMock, tokenRequest } from "../testing.ts";
 import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "./index.ts";
 
 describe("the switches", () => {
@@ -61,6 +63,58 @@ describe("the switches", () => {
     expect(expected.length).toBeGreaterThan(1);
     for (let i = 0; i < 2; i++) {
       expect(call(faulty, "GET", "/v1/api/DEMO/CustomerInfoList", { headers }).json()).toEqual({ Items: expected });
+    }
+  });
+
+  // The fault matrix runs such a behaviour's suite without a browser (src/cli/faults.ts): the walks
+  // through the screens must see nothing of it. Every answer of a code flow, its exchange and
+  // refresh, an implicit flow, a refused login and a denied permission is compared, the random
+  // parts (codes, tokens, anti-forgery values) masked.
+  it("that change only the data API's answers change no answer a walk through the screens reads", () => {
+    const contract = freshMock().mock.ctx.contract;
+    const walks = (switches: string[]) => {
+      const mock = buildMock({ contract, switches });
+      const seen: string[] = [];
+      const recording = {
+        handle: (req: MockRequest) => {
+          const res = mock.handle(req);
+          const mask = (text: string) => text.replace(/[A-Za-z0-9_~.%+/=-]{20,}/g, "*");
+          seen.push(
+            mask(
+              `${req.method} ${req.url} → ${res.status} ${res.headers["content-type"] ?? ""} ${res.headers.location ?? ""} ${res.body ?? ""}`,
+            ),
+          );
+          return res;
+        },
+      } as unknown as BawaMock;
+      const { refresh_token } = codeFlowTokens(recording);
+      tokenRequest(recording, {
+        grant_type: "refresh_token",
+        refresh_token,
+        client_id: DEMO_APP.clientId,
+        client_secret: DEMO_APP.clientSecret,
+        redirect_uri: DEMO_APP.redirectUri,
+      });
+      authorizeThroughScreens(recording, { responseType: "token", state: "s/1 2" });
+      authorizeThroughScreens(recording, { responseType: "code", decision: "deny" });
+      expect(() => authorizeThroughScreens(recording, { responseType: "code", password: "wrong" })).toThrow();
+      return seen;
+    };
+    const plain = walks([]);
+    expect(plain.length).toBeGreaterThan(12);
+    // The comparison sees a change of the token answers.
+    expect(walks(["expires-in-3600"])).not.toEqual(plain);
+    const dataOnly = TOLERATED.filter(changesDataAnswersOnly);
+    expect(dataOnly.length).toBeGreaterThan(0);
+    for (const s of dataOnly) expect(walks([s.name]), s.name).toEqual(plain);
+  });
+
+  it("the rules only the data API reads are read nowhere in the authorization server", () => {
+    const oauth = join(dirname(fileURLToPath(import.meta.url)), "../core/oauth");
+    for (const file of readdirSync(oauth).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
+      const source = readFileSync(join(oauth, file), "utf8");
+      for (const rule of DATA_API_RULES)
+        expect(source, `${file} reads ${rule}`).not.toMatch(new RegExp(`\\b${rule}\\b`));
     }
   });
 
