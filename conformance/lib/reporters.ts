@@ -9,6 +9,11 @@ export const matrixReporter = codePath("conformance/lib/matrix-reporter.ts");
 /** First of every list: it takes the run's secrets out of what the reporters after it see and write. */
 export const redactionReporter = codePath("conformance/lib/redaction-reporter.ts");
 
+/** The file name of a shard's blob ("2/3": shard-2-of-3.zip): what `bawa conformance merge` looks for. */
+export const blobName = (shard: string) => `shard-${shard.replace("/", "-of-")}.zip`;
+/** Whether a file name is a shard's blob: not any zip (a run's traces and attachments are zips too). */
+export const isBlobName = (name: string) => /^shard-\d+-of-\d+\.zip$/.test(name);
+
 /** The reporters writing into `reports`; a shard ("2/3") also writes its blob for the merge. */
 export function reporters(reports: string, shard?: string): ReporterDescription[] {
   return [
@@ -18,13 +23,6 @@ export function reporters(reports: string, shard?: string): ReporterDescription[
     ["junit", { outputFile: resolve(reports, "junit.xml") }],
     ["json", { outputFile: resolve(reports, "results.json") }],
     [matrixReporter, { outputDir: reports }],
-    ...(shard
-      ? [
-          [
-            "blob",
-            { outputDir: resolve(reports, "blob"), fileName: `shard-${shard.replace("/", "-of-")}.zip` },
-          ] as const,
-        ]
-      : []),
+    ...(shard ? [["blob", { outputDir: resolve(reports, "blob"), fileName: blobName(shard) }] as const] : []),
   ];
 }

@@ -1,21 +1,51 @@
 // What a run says beyond its verdict: what of the contract it exercised, its
 // findings as SARIF at the contract's lines, and what changed since an
-// earlier run, with a gate that fails only on what got worse.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// earlier run, with a gate that fails only on what got worse. The mock holds
+// secrets of its own (secrets-testing.ts): the whole run here is also the
+// passing run that conformance-secrets.test.ts's search needs, and every file
+// and output of this file's runs is searched for them at its end.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_PATH, compileContract } from "../contract/index.ts";
-import { backgroundTokens } from "../mock/node/client.ts";
-import { spawnMock } from "../mock/testing.ts";
+import { refreshForm } from "../mock/node/client.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type CoverageReport, declaredOperations } from "../rules/coverage.ts";
-import { type BawaRun, conformanceHarness } from "./conformance-testing.ts";
+import { type BawaRun, runBawa } from "./conformance-testing.ts";
+import { leaks, type SecretMock, secretMock, textsUnder } from "./secrets-testing.ts";
 
 // SARIF's schema is JSON Schema draft 4: Ajv's draft-04 build (a CommonJS module whose export is the class).
 const Ajv04 = createRequire(import.meta.url)("ajv-draft-04") as typeof import("ajv-draft-04").default;
-const h = conformanceHarness();
+let mock: SecretMock;
+/** What each run printed, for the search at the end. */
+const printed: Array<{ where: string; text: string }> = [];
+const h = {
+  dir: "",
+  get url() {
+    return mock.url;
+  },
+  get settings() {
+    return mock.settings;
+  },
+  /** `bawa conformance <args>` in the runs' folder with `env` (default: the mock's settings). */
+  async bawa(args: string[], env: Record<string, string> = mock.settings): Promise<BawaRun> {
+    const run = await runBawa(args, { cwd: h.dir, env });
+    printed.push({ where: `the terminal of bawa conformance ${args.join(" ")}`, text: run.out });
+    return run;
+  },
+};
+
+beforeAll(async () => {
+  h.dir = mkdtempSync(join(tmpdir(), "bawa-conformance-beyond-"));
+  mock = await secretMock(h.dir);
+});
+afterAll(() => {
+  mock?.close();
+  if (h.dir) rmSync(h.dir, { recursive: true, force: true });
+});
 
 interface SummaryJson {
   verdict: string;
@@ -26,18 +56,13 @@ interface SummaryJson {
 const summaryOf = (output: string) =>
   JSON.parse(readFileSync(join(h.dir, output, "summary.json"), "utf8")) as SummaryJson;
 
-/** Turns the mock's fault switches on for one run, and off again. */
-async function withFaults(faults: string[], run: () => Promise<BawaRun>, url = () => h.url): Promise<BawaRun> {
-  const turn = (on: boolean) =>
-    Promise.all(
-      faults.map((f) =>
-        fetch(`${url()}/__mock/scenarios/${f}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ on }),
-        }),
-      ),
-    );
+/** Turns a mock's fault switches on for one run, and off again (by default the mock's with the secrets). */
+async function withFaults(
+  faults: string[],
+  run: () => Promise<BawaRun>,
+  control = (path: string, body: unknown) => mock.control(path, body),
+): Promise<BawaRun> {
+  const turn = (on: boolean) => Promise.all(faults.map((f) => control(`/__mock/scenarios/${f}`, { on })));
   for (const res of await turn(true)) expect(res.status).toBe(200);
   try {
     return await run();
@@ -52,8 +77,9 @@ let clean: BawaRun;
 let worse: BawaRun;
 
 beforeAll(async () => {
-  // A whole run against the mock as it is: the baseline of the narrowed runs below.
-  clean = await h.bawa(["--output", "clean", "--sarif", "clean.sarif"]);
+  // A whole run against the mock as it is: the baseline of the narrowed runs below. As the one
+  // shard of a sharded run (its blob written, merged below), for the search of its files.
+  clean = await h.bawa(["--shard", "1/1", "--output", "clean", "--sarif", "clean.sarif"]);
   // One fault: the first number property of each object written as a string (CUST-FIELDS).
   worse = await withFaults(["field-wrong-type"], () =>
     h.bawa([
@@ -189,12 +215,21 @@ describe("--sarif", () => {
 });
 
 describe("two targets side by side", () => {
-  let other: { child: { kill(): void }; url: string };
+  let other: Awaited<ReturnType<SecretMock["another"]>>;
   let run: BawaRun;
   beforeAll(async () => {
     // A second mock: one fault switch on, and its ids elsewhere (three customers made before the run).
-    other = await spawnMock();
-    const own = await backgroundTokens(other.url);
+    // On the same seed and control token: only the switch and the ids differ.
+    other = await mock.another();
+    const granted = await fetch(`${other.url}/v1/OAuth/Token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: refreshForm(other.refreshToken, mock.app),
+    });
+    const own = {
+      access: ((await granted.json()) as { access_token: string }).access_token,
+      refresh: other.refreshToken,
+    };
     for (let i = 0; i < 3; i++) {
       const made = await fetch(`${other.url}/v1/api/DEMO/Customer`, {
         method: "POST",
@@ -223,10 +258,10 @@ describe("two targets side by side", () => {
           ],
           shared,
         ),
-      () => other.url,
+      (path, body) => other.control(path, body),
     );
   }, 240_000);
-  afterAll(() => other?.child.kill());
+  afterAll(() => other?.close());
 
   it("shows the one requirement that differs and the answer difference behind it, nothing for ids, tokens or dates", () => {
     expect(run.code, run.out).toBe(1);
@@ -272,4 +307,26 @@ describe("two targets side by side", () => {
     expect(refused.code, refused.out).toBe(2);
     expect(refused.out).toMatch(message);
   });
+});
+
+describe("secrets", () => {
+  it("no file any run wrote, and nothing any printed, holds a secret the mock knew or handed out", async () => {
+    // The whole run's blob, merged into a verdict of its own (a report made from the blob).
+    const merged = await h.bawa(["merge", "clean", "--output", "merged"]);
+    expect(merged.code, merged.out).toBe(0);
+    expect(readdirSync(join(h.dir, "clean", "blob")).length).toBe(1);
+    // The runs' folders; not the seed, nor the targets file this test wrote.
+    const folders = readdirSync(h.dir).filter((f) => f !== "seed" && statSync(join(h.dir, f)).isDirectory());
+    expect(folders).toEqual(expect.arrayContaining(["clean", "merged", "worse", "side"]));
+    const texts = [
+      ...folders.flatMap((out) => textsUnder(join(h.dir, out)).map((t) => ({ ...t, where: `${out}/${t.where}` }))),
+      ...readdirSync(h.dir)
+        .filter((f) => f.endsWith(".sarif"))
+        .map((f) => ({ where: f, text: readFileSync(join(h.dir, f), "utf8") })),
+      ...printed,
+    ];
+    expect(texts.some((t) => t.where.includes("html/index.html#base64!report.json"))).toBe(true);
+    expect(mock.issuedCount, "tokens, codes and cookies the mock handed out").toBeGreaterThan(50);
+    expect(leaks(mock.secrets(), texts)).toEqual([]);
+  }, 120_000);
 });

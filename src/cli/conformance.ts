@@ -15,6 +15,7 @@ import {
   type Target,
   VARIABLES,
 } from "../../conformance/lib/config.ts";
+import { isBlobName } from "../../conformance/lib/reporters.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE, RunSecrets } from "../../conformance/lib/secrets.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
@@ -414,9 +415,9 @@ async function merge(dirs: string[], env: Record<string, string | undefined>): P
     for (const dir of dirs) {
       if (!existsSync(dir)) throw new UsageError(`${dir} does not exist`);
       for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" }))
-        if (file.endsWith(".zip")) copyFileSync(join(dir, file), join(blobs, `${found++}-${basename(file)}`));
+        if (isBlobName(basename(file))) copyFileSync(join(dir, file), join(blobs, `${found++}-${basename(file)}`));
     }
-    if (found === 0) throw new UsageError(`no blob (.zip) of a shard run in ${dirs.join(", ")}`);
+    if (found === 0) throw new UsageError(`no blob (shard-<i>-of-<n>.zip) of a shard run in ${dirs.join(", ")}`);
     const reports = resolve(env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance");
     console.log(`bawa conformance merge: ${found} shards into ${reports}`);
     const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
