@@ -10,7 +10,7 @@ export default defineConfig({
     // 42 s with two on the shared machine (about as loaded).
     maxWorkers: 2,
     // A worker runs file after file without starting afresh: a new process per file cost about
-    // 1.3 CPU-s of the lane's ~600 each (74 files: 159 against 115 CPU-s of the workers' own,
+    // 1.3 CPU-s of the lane's ~600 each (72 files: 159 against 115 CPU-s of the workers' own,
     // 2026-11-27). A file that changes what a module reads when imported imports it afresh
     // (vi.resetModules) and forgets it after.
     isolate: false,

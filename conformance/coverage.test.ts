@@ -104,6 +104,10 @@ describe("the target configuration", () => {
     [{ ...base, CONFORMANCE_BASE_URL: "https://x/V18" }, /must not end with the version segment/],
     [{ ...base, CONFORMANCE_API_VERSION: "one" }, /must be digits/],
     [{ ...base, CONFORMANCE_KINDS: "spec,style" }, /unknown kind style/],
+    [
+      { ...base, CONFORMANCE_BROWSER: "0", CONFORMANCE_TRACE: "1" },
+      /CONFORMANCE_TRACE=1 records every check in a browser context of its own; it can not be combined with CONFORMANCE_BROWSER=0/,
+    ],
     [{ ...base, CONFORMANCE_BROWSER: "off" }, /CONFORMANCE_BROWSER must be 1 or 0 \(true\/false, yes\/no\), not "off"/],
   ])("refuses %j with a message that says what to change", (env, message) => {
     expect(() => loadTarget(env as NodeJS.ProcessEnv)).toThrow(ConfigError);

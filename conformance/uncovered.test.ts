@@ -22,14 +22,14 @@ list.requirements.push({
 writeFileSync(join(dir, "requirements.yaml"), stringify(list));
 // The requirements module reads the override when it is first imported; test files share their
 // modules (vitest.config.ts), so it is imported afresh here and forgotten again after.
-vi.stubEnv("CONFORMANCE_REQUIREMENTS", join(dir, "requirements.yaml"));
-vi.resetModules();
-const { default: MatrixReporter } = await import("./lib/matrix-reporter.ts");
-
+// The way back first, so an import that throws leaves no later file the override.
 afterAll(() => {
   vi.unstubAllEnvs();
   vi.resetModules();
 });
+vi.stubEnv("CONFORMANCE_REQUIREMENTS", join(dir, "requirements.yaml"));
+vi.resetModules();
+const { default: MatrixReporter } = await import("./lib/matrix-reporter.ts");
 
 it("a requirement without a check fails the run, naming the file its check goes in", async () => {
   const printed: string[] = [];

@@ -383,6 +383,10 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     maxAnswerBytes: count("CONFORMANCE_MAX_ANSWER_BYTES", s.MAX_ANSWER_BYTES, DEFAULT_MAX_ANSWER_BYTES, 2 ** 31, 1024),
     settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [`CONFORMANCE_${k}`, v])),
   };
+  if (!t.browser && env.CONFORMANCE_TRACE === "1")
+    throw new ConfigError(
+      "CONFORMANCE_TRACE=1 records every check in a browser context of its own; it can not be combined with CONFORMANCE_BROWSER=0",
+    );
   if (!/^[\p{L}\p{N} ._-]{1,24}$/u.test(t.namePrefix)) {
     throw new ConfigError(
       `CONFORMANCE_NAME_PREFIX must be 1 to 24 letters, digits, spaces, dots, dashes or underscores, not ${JSON.stringify(t.namePrefix)}`,

@@ -181,7 +181,8 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
           observeBrowser(context, target.baseUrl);
           return context;
         });
-        // A launch that failed is tried again by the next check, which then fails with its reason.
+        // A context that could not be made is made again for the next check (a launch that failed
+        // stays failed: the next check fails with the same BrowserLaunchError).
         made.catch(() => (made = undefined));
         return made;
       });

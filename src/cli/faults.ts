@@ -272,7 +272,8 @@ async function runTargets(
       // A fault's run checks what it breaks; a behaviour's run, and a fault's whole-suite run, is the
       // suite a real environment gets (spec and oauth checks).
       if (c.exactly || c.wholeSuite) settings.CONFORMANCE_KINDS = c.kinds ?? "spec,oauth";
-      if (c.browser === false) settings.CONFORMANCE_BROWSER = "0";
+      // Traces are recorded in browser contexts: a traced matrix walks the screens everywhere.
+      if (c.browser === false && process.env.CONFORMANCE_TRACE !== "1") settings.CONFORMANCE_BROWSER = "0";
       targets.push({
         name: c.name,
         settings,

@@ -92,9 +92,10 @@ export interface Rules {
 }
 
 /**
- * The rules only the data API reads, where it answers objects of the contract's resources: the
- * authorization server, its screens and its token answers read none of them (a test holds
- * src/mock/core/oauth to that).
+ * The rules of the data API's objects: the authorization server's own answers (its screens, its
+ * authorize and token answers) read none of them (a test holds the files of src/mock/core/oauth to
+ * that). `jsonNames` is also read by the mock's generic error answers, on any path (a method a
+ * path does not have): answers no walk through the screens asks for.
  */
 export const DATA_API_RULES: ReadonlySet<keyof Rules> = new Set<keyof Rules>([
   "fillDefaults",

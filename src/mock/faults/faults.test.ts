@@ -67,9 +67,9 @@ describe("the switches", () => {
   });
 
   // The fault matrix runs such a behaviour's suite without a browser (src/cli/faults.ts): the walks
-  // through the screens must see nothing of it. Every answer of a code flow, its exchange and
-  // refresh, an implicit flow, a refused login and a denied permission is compared, the random
-  // parts (codes, tokens, anti-forgery values) masked.
+  // through the screens must see nothing of it. Every answer (status, headers, body) of a code
+  // flow, its exchange and refresh, an implicit flow, a refused login and a denied permission is
+  // compared, the random parts (codes, tokens, anti-forgery values, cookies) masked.
   it("that change only the data API's answers change no answer a walk through the screens reads", () => {
     const contract = freshMock().mock.ctx.contract;
     const walks = (switches: string[]) => {
@@ -79,11 +79,13 @@ describe("the switches", () => {
         handle: (req: MockRequest) => {
           const res = mock.handle(req);
           const mask = (text: string) => text.replace(/[A-Za-z0-9_~.%+/=-]{20,}/g, "*");
-          seen.push(
-            mask(
-              `${req.method} ${req.url} → ${res.status} ${res.headers["content-type"] ?? ""} ${res.headers.location ?? ""} ${res.body ?? ""}`,
-            ),
-          );
+          // Not the mark of a mock with a switch on (x-bawa-faults), which the suite never reads.
+          const headers = Object.entries(res.headers)
+            .filter(([k]) => k !== "x-bawa-faults")
+            .map(([k, v]) => `${k}: ${mask(String(v))}`)
+            .sort()
+            .join("; ");
+          seen.push(`${req.method} ${mask(req.url)} → ${res.status} ${headers} ${mask(res.body ?? "")}`);
           return res;
         },
       } as unknown as BawaMock;
@@ -102,8 +104,9 @@ describe("the switches", () => {
     };
     const plain = walks([]);
     expect(plain.length).toBeGreaterThan(12);
-    // The comparison sees a change of the token answers.
+    // The comparison sees a change of the token answers' body, and of their headers.
     expect(walks(["expires-in-3600"])).not.toEqual(plain);
+    expect(walks(["token-cacheable"])).not.toEqual(plain);
     const dataOnly = TOLERATED.filter(changesDataAnswersOnly);
     expect(dataOnly.length).toBeGreaterThan(0);
     for (const s of dataOnly) expect(walks([s.name]), s.name).toEqual(plain);
