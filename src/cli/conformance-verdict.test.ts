@@ -36,6 +36,29 @@ describe("the verdict of bawa conformance", () => {
     }
   }, 180_000);
 
+  it("CONFORMANCE_BROWSER=0 runs without Chromium, the screens' checks not verified; otherwise none is refused", async () => {
+    const noChromium = { ...h.settings, BAWA_CHROMIUM: join(h.dir, "no-chromium-here") };
+    const refused = await h.bawa(["--grep", "VER-PATH", "--output", "refused"], noChromium);
+    expect(refused.code, refused.out).toBe(1);
+    expect(refused.out).toMatch(/no Chromium for the checks that drive the login and permission screens/);
+    const run = await h.bawa(["--grep", "VER-PATH|AUTHZ-SCREENS", "--output", "no-browser"], {
+      ...noChromium,
+      CONFORMANCE_BROWSER: "0",
+    });
+    expect(run.code, run.out).toBe(0);
+    const summary = JSON.parse(readFileSync(join(h.dir, "no-browser/summary.json"), "utf8")) as {
+      requirements: Array<{ id: string; verdict: string; checks: Array<{ reason?: string }> }>;
+    };
+    const row = (id: string) => summary.requirements.find((r) => r.id === id);
+    expect(row("VER-PATH")?.verdict).toBe("passed");
+    expect(row("AUTHZ-SCREENS")?.verdict).toBe("not verified");
+    // Both flows' checks of it (code and implicit), each saying why.
+    expect(row("AUTHZ-SCREENS")?.checks.map((c) => c.reason)).toEqual([
+      expect.stringMatching(/^not verified: CONFORMANCE_BROWSER=0: /),
+      expect.stringMatching(/^not verified: CONFORMANCE_BROWSER=0: /),
+    ]);
+  }, 120_000);
+
   it("a check that lacks settings names only the missing ones, each with what it is for", async () => {
     const reasons = async (unset: string, output: string) => {
       const { [unset]: _, ...settings } = h.settings;
