@@ -424,7 +424,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         const res = await send(api, "GET", infoListUrl(target), { headers });
         if (res.status !== 401) return undefined;
         const refused = `${res.call} refused the access token (401)`;
-        if (target.refreshToken && target.username && target.password && target.browser) {
+        if (target.refreshToken && target.username && target.password) {
           const viaCode = await codeFlowToken(api, launchedBrowser, target);
           const again =
             viaCode === undefined

@@ -131,10 +131,12 @@ export async function codeFlow(api: Api, browser: Browser, t: Target, client: Cl
 }
 
 /**
- * The access token of a code flow, or undefined when the flow gives none; never skips, and throws
- * only when the browser could not be started.
+ * The access token of a code flow, or undefined when the flow gives none (or the run opens no
+ * browser: asking for one would skip the check); never skips, and throws only when the browser
+ * could not be started.
  */
 export async function codeFlowToken(api: Api, browser: () => Promise<Browser>, t: Target): Promise<string | undefined> {
+  if (!t.browser) return undefined;
   try {
     const code = codeIn(await codeRedirect(await browser(), t, t.client!));
     if (!code) return undefined;
