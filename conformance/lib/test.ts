@@ -191,7 +191,7 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
         () => undefined,
       );
     },
-    { scope: "worker", timeout: 0 },
+    { scope: "worker" },
   ],
   // A context per check costs a fifth of a second; checks share one, each starting without
   // cookies, pages or routes, as a new browser would. With CONFORMANCE_TRACE=1 every check gets
