@@ -4,47 +4,23 @@
 // secrets of its own (secrets-testing.ts): the whole run here is also the
 // passing run that conformance-secrets.test.ts's search needs, and every file
 // and output of this file's runs is searched for them at its end.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_PATH, compileContract } from "../contract/index.ts";
-import { refreshForm } from "../mock/node/client.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type CoverageReport, declaredOperations } from "../rules/coverage.ts";
-import { type BawaRun, runBawa } from "./conformance-testing.ts";
+import { type BawaRun, conformanceHarness } from "./conformance-testing.ts";
 import { leaks, type SecretMock, secretMock, textsUnder } from "./secrets-testing.ts";
 
 // SARIF's schema is JSON Schema draft 4: Ajv's draft-04 build (a CommonJS module whose export is the class).
 const Ajv04 = createRequire(import.meta.url)("ajv-draft-04") as typeof import("ajv-draft-04").default;
 let mock: SecretMock;
-/** What each run printed, for the search at the end. */
-const printed: Array<{ where: string; text: string }> = [];
-const h = {
-  dir: "",
-  get url() {
-    return mock.url;
-  },
-  get settings() {
-    return mock.settings;
-  },
-  /** `bawa conformance <args>` in the runs' folder with `env` (default: the mock's settings). */
-  async bawa(args: string[], env: Record<string, string> = mock.settings): Promise<BawaRun> {
-    const run = await runBawa(args, { cwd: h.dir, env });
-    printed.push({ where: `the terminal of bawa conformance ${args.join(" ")}`, text: run.out });
-    return run;
-  },
-};
-
-beforeAll(async () => {
-  h.dir = mkdtempSync(join(tmpdir(), "bawa-conformance-beyond-"));
-  mock = await secretMock(h.dir);
-});
-afterAll(() => {
-  mock?.close();
-  if (h.dir) rmSync(h.dir, { recursive: true, force: true });
+const h = conformanceHarness(async (dir) => {
+  mock = await secretMock(dir);
+  return mock;
 });
 
 interface SummaryJson {
@@ -221,15 +197,7 @@ describe("two targets side by side", () => {
     // A second mock: one fault switch on, and its ids elsewhere (three customers made before the run).
     // On the same seed and control token: only the switch and the ids differ.
     other = await mock.another();
-    const granted = await fetch(`${other.url}/v1/OAuth/Token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: refreshForm(other.refreshToken, mock.app),
-    });
-    const own = {
-      access: ((await granted.json()) as { access_token: string }).access_token,
-      refresh: other.refreshToken,
-    };
+    const own = other.tokens;
     for (let i = 0; i < 3; i++) {
       const made = await fetch(`${other.url}/v1/api/DEMO/Customer`, {
         method: "POST",
@@ -323,7 +291,7 @@ describe("secrets", () => {
       ...readdirSync(h.dir)
         .filter((f) => f.endsWith(".sarif"))
         .map((f) => ({ where: f, text: readFileSync(join(h.dir, f), "utf8") })),
-      ...printed,
+      ...h.printed,
     ];
     expect(texts.some((t) => t.where.includes("html/index.html#base64!report.json"))).toBe(true);
     expect(mock.issuedCount, "tokens, codes and cookies the mock handed out").toBeGreaterThan(50);

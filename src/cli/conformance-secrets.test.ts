@@ -6,11 +6,10 @@
 // Here a failing target, whose answers quote requests and tokens, as the one
 // shard (its blob) of a traced run, and the verdict merged from that blob; the
 // passing whole run is conformance-beyond.test.ts's, searched there.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BawaRun, runBawa } from "./conformance-testing.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type BawaRun, conformanceHarness } from "./conformance-testing.ts";
 import { leaks, type SecretMock, secretMock, textsUnder } from "./secrets-testing.ts";
 
 /** What the failing run checks, and what fails there: each failure quotes what it was answered. */
@@ -22,16 +21,17 @@ const FAILING = [
   "TOK-REFRESH-PARAMS",
 ];
 
+let mock: SecretMock;
+const h = conformanceHarness(async (dir) => {
+  mock = await secretMock(dir);
+  return mock;
+});
+
 describe("no secret leaves a conformance run", () => {
-  let mock: SecretMock;
-  let dir: string;
   const runs: Record<string, BawaRun> = {};
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "bawa-secrets-"));
-    mock = await secretMock(dir);
-    const bawa = (args: string[], env: Record<string, string> = {}) =>
-      runBawa(args, { cwd: dir, env: { ...mock.settings, ...env } });
+    const bawa = (args: string[], env: Record<string, string> = {}) => h.bawa(args, { ...h.settings, ...env });
 
     // A failing one, traced (traces are kept of failures): token errors that redirect and show the
     // request back (the client secret, a code, Basic credentials), short tokens the entropy check
@@ -50,21 +50,16 @@ describe("no secret leaves a conformance run", () => {
     runs.merged = await bawa(["merge", "fail", "--output", "merged"]);
   }, 420_000);
 
-  afterAll(() => {
-    mock?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
   it("the runs ran: the failing one failed and kept traces, its merged verdict failed too", () => {
-    expect(readdirSync(join(dir, "fail", "blob")).length).toBe(1);
+    expect(readdirSync(join(h.dir, "fail", "blob")).length).toBe(1);
     expect(runs.failing!.code, runs.failing!.out).toBe(1);
     expect(runs.merged!.code, runs.merged!.out).toBe(1);
-    expect(existsSync(join(dir, "merged/summary.json")), runs.merged!.out).toBe(true);
-    const summary = JSON.parse(readFileSync(join(dir, "fail/summary.json"), "utf8")) as {
+    expect(existsSync(join(h.dir, "merged/summary.json")), runs.merged!.out).toBe(true);
+    const summary = JSON.parse(readFileSync(join(h.dir, "fail/summary.json"), "utf8")) as {
       failures: Array<{ row: string }>;
     };
     expect([...new Set(summary.failures.map((f) => f.row))].sort()).toEqual([...FAILING].sort());
-    const traces = readdirSync(join(dir, "fail"), { recursive: true, encoding: "utf8" }).filter((f) =>
+    const traces = readdirSync(join(h.dir, "fail"), { recursive: true, encoding: "utf8" }).filter((f) =>
       f.endsWith(".zip"),
     );
     expect(traces.length, "traces of the failures, in test-results and the HTML report").toBeGreaterThan(4);
@@ -74,13 +69,13 @@ describe("no secret leaves a conformance run", () => {
   it("no file any run wrote, and nothing any printed, holds a secret it knew or was handed", () => {
     const texts = [
       ...["merged", "fail"].flatMap((out) =>
-        textsUnder(join(dir, out)).map((t) => ({ ...t, where: `${out}/${t.where}` })),
+        textsUnder(join(h.dir, out)).map((t) => ({ ...t, where: `${out}/${t.where}` })),
       ),
       ...Object.entries(runs).map(([name, run]) => ({ where: `the terminal of ${name}`, text: run.out })),
     ];
     expect(texts.some((t) => t.where.includes("trace.zip!"))).toBe(true);
     expect(texts.some((t) => t.where.includes("html/index.html#base64!report.json"))).toBe(true);
     expect(leaks(mock.secrets(), texts)).toEqual([]);
-    expect(existsSync(join(dir, "fail/html/index.html"))).toBe(true);
+    expect(existsSync(join(h.dir, "fail/html/index.html"))).toBe(true);
   });
 });

@@ -21,21 +21,38 @@ export interface Harness {
   readonly dir: string;
   /** `bawa conformance <args>` with `env` (default: the settings); its exit code and output. */
   bawa(args: string[], env?: Record<string, string>): Promise<BawaRun>;
+  /** What each of those runs printed, in order (a search for secrets reads it). */
+  readonly printed: ReadonlyArray<{ where: string; text: string }>;
 }
 
-/** Starts the mock before the file's tests and stops it after them. */
-export function conformanceHarness(): Harness {
-  let mock: { child: ChildProcess; url: string };
-  let settings: Record<string, string>;
+/** A mock the harness runs the command against: its address, its settings, how to stop it. */
+export interface HarnessMock {
+  url: string;
+  settings: Record<string, string>;
+  close(): void;
+}
+
+/** The project's mock in a process of its own, with the settings of its seed. */
+async function ownMock(): Promise<HarnessMock> {
+  const mock = await spawnMock();
+  const tokens = await backgroundTokens(mock.url);
+  return { url: mock.url, settings: ownMockSettings(mock.url, tokens.refresh), close: () => mock.child.kill() };
+}
+
+/**
+ * Starts a mock before the file's tests (`start`, given the runs' folder; by default the project's)
+ * and stops it after them.
+ */
+export function conformanceHarness(start: (dir: string) => Promise<HarnessMock> = ownMock): Harness {
+  let mock: HarnessMock;
   let dir: string;
+  const printed: Array<{ where: string; text: string }> = [];
   beforeAll(async () => {
-    mock = await spawnMock();
-    const tokens = await backgroundTokens(mock.url);
-    settings = ownMockSettings(mock.url, tokens.refresh);
     dir = mkdtempSync(join(tmpdir(), "bawa-conformance-cli-"));
+    mock = await start(dir);
   });
   afterAll(() => {
-    mock?.child.kill();
+    mock?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return {
@@ -43,13 +60,16 @@ export function conformanceHarness(): Harness {
       return mock.url;
     },
     get settings() {
-      return settings;
+      return mock.settings;
     },
     get dir() {
       return dir;
     },
-    bawa(args, env = settings) {
-      return runBawa(args, { cwd: dir, env });
+    printed,
+    async bawa(args, env = mock.settings) {
+      const run = await runBawa(args, { cwd: dir, env });
+      printed.push({ where: `the terminal of bawa conformance ${args.join(" ")}`, text: run.out });
+      return run;
     },
   };
 }

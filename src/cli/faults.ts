@@ -233,12 +233,12 @@ export function toleranceRuns(switches: readonly Switch[]): Case[] {
   return runs.map((r) => ({
     name: r.labels.join("+"),
     switches: r.switches,
-    // A run of behaviours that change only the data API's answers walks no screens: the walks see
-    // nothing of them (their checks run in the baseline and in the runs of the other behaviours),
-    // and they cost most of a whole run's CPU (Chromium).
     settings: r.settings,
     failed: r.failed,
     exactly: true,
+    // A run of behaviours that change only the data API's answers walks no screens: the walks see
+    // nothing of them (their checks run in the baseline and in the other tolerance run), and they
+    // cost most of a whole run's CPU (Chromium).
     ...(r.switches.every(changesDataAnswersOnly) ? { browser: false } : {}),
   }));
 }

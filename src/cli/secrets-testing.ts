@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { unzipSync } from "fflate";
 import { parse, stringify } from "yaml";
 import type { Application } from "../mock/core/oauth/registry.ts";
+import { type BackgroundTokens, backgroundTokens } from "../mock/node/client.ts";
 import { loadOAuth, seedAccounts } from "../mock/seed.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
@@ -64,12 +65,12 @@ export interface SecretMock {
   control(path: string, body: unknown): Promise<Response>;
   /**
    * Another mock on the same seed and control token, behind a tap of its own (noting into the same
-   * secrets), with a refresh token of its own: `url` is the tap's.
+   * secrets), with the background user's tokens of its own: `url` is the tap's.
    */
   another(): Promise<{
     url: string;
     mockUrl: string;
-    refreshToken: string;
+    tokens: BackgroundTokens;
     control: SecretMock["control"];
     close(): void;
   }>;
@@ -111,34 +112,32 @@ export async function secretMock(dir: string): Promise<SecretMock> {
         headers: { "content-type": "application/json", "x-bawa-control-token": secrets.controlToken },
         body: JSON.stringify(body),
       });
-    const generated = await control("/__mock/refresh-tokens", {
-      clientId: accounts.app.clientId,
-      clientSecret: secrets.clientSecret,
-    });
-    const refreshToken = ((await generated.json()) as { refresh_token: string }).refresh_token;
-    if (!refreshToken) throw new Error(`the mock gave no refresh token (${generated.status})`);
+    // Secrets too, though handed out beside the tap.
+    const tokens = await backgroundTokens(started.url, accounts.app, secrets.controlToken);
+    beside.push(tokens.refresh, tokens.access);
     const watch = await observer(started.url, issued);
     const close = () => {
       started.child.kill();
       watch.server.close();
     };
-    return { url: watch.url, mockUrl: started.url, refreshToken, control, close };
+    return { url: watch.url, mockUrl: started.url, tokens, control, close };
   };
   const issued = new Set<string>();
+  const beside: string[] = [];
   const mock = await start();
-  const { control, refreshToken } = mock;
+  const { control, tokens } = mock;
   return {
     url: mock.url,
     mockUrl: mock.mockUrl,
     settings: {
-      ...ownMockSettings(mock.url, refreshToken, accounts),
+      ...ownMockSettings(mock.url, tokens.refresh, accounts),
       CONFORMANCE_CONTROL_TOKEN: secrets.controlToken,
     },
     seed,
     app: accounts.app,
     control,
     another: start,
-    secrets: () => [...Object.values(secrets), refreshToken, ...issued],
+    secrets: () => [...Object.values(secrets), ...beside, ...issued],
     get issuedCount() {
       return issued.size;
     },

@@ -22,10 +22,18 @@ export const refreshForm = (
     redirect_uri: app.redirectUri,
   }).toString();
 
-export async function backgroundTokens(base: string, app: Application = seedAccounts().app): Promise<BackgroundTokens> {
+/** The background user's tokens; `controlToken` for a mock that has one (the generator is a control call). */
+export async function backgroundTokens(
+  base: string,
+  app: Application = seedAccounts().app,
+  controlToken?: string,
+): Promise<BackgroundTokens> {
   const gen = await fetch(`${base}/__mock/refresh-tokens`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: {
+      "content-type": "application/json",
+      ...(controlToken ? { "x-bawa-control-token": controlToken } : {}),
+    },
     body: JSON.stringify({ clientId: app.clientId, clientSecret: app.clientSecret }),
   });
   const refresh = ((await gen.json()) as { refresh_token?: string }).refresh_token;
