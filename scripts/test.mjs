@@ -94,7 +94,8 @@ async function runLane(lane, prefixed) {
   }
 }
 
-const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+// Whole seconds first: 599.6 s is 10 min 0 s, not 9 min 60 s.
+const fmt = (s) => (s >= 60 ? `${Math.floor(Math.round(s) / 60)} min ${Math.round(s) % 60} s` : `${s.toFixed(1)} s`);
 
 for (const step of PLAN) {
   const lanes = step.lanes.map((l) => l.filter((n) => !only || only.includes(n))).filter((l) => l.length);
