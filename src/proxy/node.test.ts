@@ -34,6 +34,15 @@ beforeAll(async () => {
       if (req.url === "/v1/api/DEMO/Customer/1001") {
         res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
         res.end(gzipSync(CUSTOMER));
+      } else if (req.url === "/v1/api/DEMO/Customer/1002") {
+        // Uncompressed, a page on another origin allowed to read a header, and the wrong object.
+        res.writeHead(200, [
+          ["Content-Type", "application/json"],
+          ["Access-Control-Allow-Origin", "http://app.example"],
+          ["Access-Control-Expose-Headers", "X-Target"],
+          ["X-Target", "yes"],
+        ]);
+        res.end(CUSTOMER);
       } else if (req.url?.startsWith("/v1/OAuth/Authorize")) {
         res.writeHead(302, [
           ["Location", `${base}/v1/OAuth/Login?request=r1`],
@@ -116,6 +125,20 @@ describe("bawa proxy forwards", () => {
     expect(res.headers.get("x-bawa-violations")).not.toBeNull();
     const last = proxy.log.since(0).at(-1)!;
     expect(last.violations?.map((v) => v.requirement)).toContain("CUST-FIELDS");
+  });
+
+  it("an answer as it came, its length counted, and the count of violations readable where the target's headers are", async () => {
+    const res = await fetch(`${proxy.url}/v1/api/DEMO/Customer/1002`, { headers: { authorization: "Bearer t" } });
+    expect(await res.text()).toBe(CUSTOMER);
+    expect(res.headers.get("content-length")).toBe(String(Buffer.byteLength(CUSTOMER)));
+    expect(res.headers.get("x-target")).toBe("yes");
+    // The body's CustomerId is not the path's, and two fields are not a customer.
+    const last = proxy.log.since(0).at(-1)!;
+    expect(last.violations?.map((v) => v.requirement)).toEqual(
+      expect.arrayContaining(["SVC-RESOURCE-ADDRESS", "CUST-FIELDS"]),
+    );
+    expect(res.headers.get("x-bawa-violations")).toBe(String(last.violations?.length));
+    expect(res.headers.get("access-control-expose-headers")).toBe("X-Target, X-Bawa-Violations");
   });
 
   it("redirects to the target's own address at the proxy's, every cookie, a target's Domain dropped", async () => {

@@ -50,6 +50,8 @@ export const JUDGE_LIMIT_BYTES = 64 * 1024 * 1024;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 /** How long the target may take to answer. */
 const TARGET_TIMEOUT_MS = 120_000;
+/** A request without a Connection header lists no more headers of its connection. */
+const NONE_LISTED: ReadonlySet<string> = new Set();
 /** Headers that belong to one connection (RFC 9110 7.6.1), never forwarded. */
 const HOP_BY_HOP = new Set([
   "connection",
@@ -139,12 +141,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
     allowedOrigins: () => options.corsOrigins ?? [],
   });
-  const isOwn = (url: string) => {
-    const read = parseTarget(url);
-    return (
-      read.ok && read.segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, read.segments) !== undefined
-    );
-  };
+  const isOwn = (read: ReturnType<typeof parseTarget>) =>
+    read.ok && read.segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, read.segments) !== undefined;
 
   const agent =
     target.protocol === "https:"
@@ -152,6 +150,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       : new HttpAgent({ keepAlive: true, maxSockets: POOL_SIZE });
   const gate = new FairGate(POOL_SIZE, PER_CLIENT);
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  // An IPv6 address without its brackets, as node:http takes it.
+  const hostname = target.hostname.replace(/^\[(.*)\]$/, "$1");
 
   // A request's headers must arrive within the mock's limit; its body may take as long as the target allows.
   const server = createServer({ maxHeaderSize: 64 * 1024, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
@@ -173,12 +173,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       refuse(req, res, started, problem);
       return;
     }
-    if (isOwn(req.url ?? "/")) {
+    // Read once, as the mock reads a path: the proxy's own calls, and a mock's behind it.
+    const read = parseTarget(req.url ?? "/");
+    if (isOwn(read)) {
       answerOwn(req, res);
       return;
     }
-    const local = localCall(req.url ?? "/");
-    const refused = local ? guard(req, local) : undefined;
+    const local = localCall(read);
+    const refused = local ? guard(req, local, read) : undefined;
     if (refused) {
       req.resume();
       write(res, { ...refused, headers: { ...refused.headers, "x-bawa-proxy": "refused" } });
@@ -202,8 +204,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
    * proxy's own addresses and token: forwarded, such a call reaches the mock with the target's Host,
    * which its own guard lets through.
    */
-  function guard(req: IncomingMessage, local: LocalCall): MockResponse | undefined {
-    const read = parseTarget(req.url ?? "/");
+  function guard(
+    req: IncomingMessage,
+    local: LocalCall,
+    read: ReturnType<typeof parseTarget>,
+  ): MockResponse | undefined {
     const routed: RoutedRequest = {
       method: req.method ?? "GET",
       url: req.url ?? "/",
@@ -309,7 +314,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const upstream = send(
       {
         protocol: target.protocol,
-        hostname: target.hostname.replace(/^\[(.*)\]$/, "$1"),
+        hostname,
         port: target.port,
         // As sent: no URL parser between the judge's path and the target's (it would resolve dot segments).
         path: `${prefix}${req.url ?? "/"}`,
@@ -387,25 +392,24 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
     answer.on("end", () => {
       const raw = Buffer.concat(chunks);
-      const reading = passing
-        ? Promise.resolve<Decoded>({})
-        : decoded(raw, answer.headers["content-encoding"], judgeLimit);
-      void reading.then(({ body, over }) => {
+      if (passing) finish({});
+      else {
+        const reading = decoded(raw, answer.headers["content-encoding"], judgeLimit);
+        // An answer as it came (most are) is judged at once; a compressed one once decompressed.
+        if (reading instanceof Promise) void reading.then(finish);
+        else finish(reading);
+      }
+      function finish({ body, over }: Decoded): void {
         const ex: Exchange = {
           method: req.method ?? "GET",
           url: req.url ?? "/",
           requestHeaders: req.headers as Record<string, string | undefined>,
           requestBody: request.body,
           status,
-          headers: Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v])) as Exchange["headers"],
+          headers: judgedHeaders(headers),
           body,
           at: now(),
         };
-        if (ex.headers["set-cookie"] !== undefined) {
-          (ex.headers as Record<string, unknown>)["set-cookie"] = headers
-            .filter(([k]) => k.toLowerCase() === "set-cookie")
-            .map(([, v]) => v);
-        }
         let violations: Violation[] = [];
         try {
           if (!notRead) violations = judge.judge(ex).map(redactViolation);
@@ -422,17 +426,22 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         }
         report.add(ex, violations, judge.placeOf(ex));
         if (!passing) {
-          const out = headers.filter(([k]) => k.toLowerCase() !== "content-length");
+          // Names and values in turn, as writeHead takes them.
+          const out: string[] = [];
+          for (const [k, v] of headers) if (k.toLowerCase() !== "content-length") out.push(k, v);
           const bodyless = req.method === "HEAD" || status === 204 || status === 304;
           const length = bodyless ? answer.headers["content-length"] : String(raw.length);
-          if (length !== undefined) out.push(["content-length", length]);
+          if (length !== undefined) out.push("content-length", length);
           if (violations.length > 0) {
-            out.push(["x-bawa-violations", String(violations.length)]);
+            out.push("x-bawa-violations", String(violations.length));
             // A page on another origin that the target lets read its answers may read the count too.
-            const exposed = out.findIndex(([k]) => k.toLowerCase() === "access-control-expose-headers");
-            if (exposed >= 0) out[exposed] = [out[exposed]![0], `${out[exposed]![1]}, X-Bawa-Violations`];
+            for (let i = 0; i < out.length; i += 2) {
+              if (out[i]!.toLowerCase() !== "access-control-expose-headers") continue;
+              out[i + 1] += ", X-Bawa-Violations";
+              break;
+            }
           }
-          res.writeHead(status, answer.statusMessage, flat(out));
+          res.writeHead(status, answer.statusMessage, out);
           res.end(raw);
         }
         const place = judge.placeOf(ex);
@@ -453,7 +462,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
             violations: violations.length ? violations : undefined,
           }),
         );
-      });
+      }
     });
     answer.on("error", () => res.destroy());
   }
@@ -547,11 +556,9 @@ function forwardedHeaders(
   prefix: string,
   proxyHosts: readonly string[],
 ): Record<string, string | string[]> {
-  const listed = new Set(
-    String(req.headers.connection ?? "")
-      .split(",")
-      .map((h) => h.trim().toLowerCase()),
-  );
+  const connection = req.headers.connection;
+  const listed =
+    connection === undefined ? NONE_LISTED : new Set(connection.split(",").map((h) => h.trim().toLowerCase()));
   const host = req.headers.host?.toLowerCase();
   const proxyOrigin = host !== undefined && proxyHosts.includes(host) ? `http://${host}` : undefined;
   const out: Record<string, string | string[]> = {};
@@ -622,8 +629,21 @@ function answeredHeaders(
 /** The client id an OAuth request names (the authorization request's query, the token request's form or Basic header). */
 function clientOf(ex: Exchange): string | undefined {
   return (
-    queryOf(ex.url).get("client_id") ?? formOf(ex)?.client_id ?? basicCredentials(ex.requestHeaders.authorization)?.id
+    (ex.url.includes("?") ? queryOf(ex.url).get("client_id") : undefined) ??
+    formOf(ex)?.client_id ??
+    basicCredentials(ex.requestHeaders.authorization)?.id
   );
+}
+
+/** The answer's headers as the judge reads them: lower-case names, the last of a repeated one, every Set-Cookie. */
+function judgedHeaders(headers: ReadonlyArray<[string, string]>): Exchange["headers"] {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase();
+    const known = out[lower];
+    out[lower] = lower !== "set-cookie" ? value : Array.isArray(known) ? [...known, value] : [value];
+  }
+  return out as Exchange["headers"];
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -637,7 +657,7 @@ type Decoded = { body?: Buffer; over?: boolean };
  * sent): decompressed off the event loop, and only up to `limit` bytes, so a small answer that
  * expands a thousandfold costs neither time on the loop nor memory past the limit (`over`).
  */
-function decoded(raw: Buffer, encoding: string | undefined, limit: number): Promise<Decoded> {
+function decoded(raw: Buffer, encoding: string | undefined, limit: number): Decoded | Promise<Decoded> {
   type Inflate = (buf: Buffer, options: ZlibOptions, done: (err: Error | null, out: Buffer) => void) => void;
   const inflateWith = (fn: Inflate) =>
     new Promise<Decoded>((done) =>
@@ -649,7 +669,7 @@ function decoded(raw: Buffer, encoding: string | undefined, limit: number): Prom
   switch ((encoding ?? "").trim().toLowerCase()) {
     case "":
     case "identity":
-      return Promise.resolve({ body: raw });
+      return { body: raw };
     case "gzip":
     case "x-gzip":
       return inflateWith(gunzip);
@@ -658,6 +678,6 @@ function decoded(raw: Buffer, encoding: string | undefined, limit: number): Prom
     case "br":
       return inflateWith(brotliDecompress as Inflate);
     default:
-      return Promise.resolve({});
+      return {};
   }
 }

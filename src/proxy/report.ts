@@ -42,7 +42,8 @@ export class ViolationReport {
   add(ex: Exchange, violations: readonly Violation[], place?: Place): void {
     this.exchanges++;
     if (place) this.#coverage?.seen.add(place, ex);
-    if (violations.length > 0) this.violated++;
+    if (violations.length === 0) return;
+    this.violated++;
     const counted = new Set<string>();
     for (const v of violations) {
       const r = REQUIREMENTS[v.requirement];

@@ -2,7 +2,7 @@
 // target can be forwarded at all (the judge and the target must see the same
 // path, inside the target's prefix), and whether it is a control call or a
 // portal page of a bawa mock behind the proxy, which keep their own guard.
-import { parseTarget } from "../mock/core/app.ts";
+import type { parseTarget } from "../mock/core/app.ts";
 
 /** The kind of a mock's own call a path reaches: its control calls and dashboard, or its portal. */
 export type LocalCall = "control" | "portal";
@@ -16,9 +16,10 @@ const DECODING_ROUNDS = 3;
  * encoded, lets the target's own normalisation climb out of the prefix the proxy puts in front.
  */
 export function targetProblem(url: string): string | undefined {
-  const shown = JSON.stringify(url.length > 200 ? `${url.slice(0, 200)}...` : url);
+  // Made only for a problem: the proxy asks this of every request.
+  const shown = () => JSON.stringify(url.length > 200 ? `${url.slice(0, 200)}...` : url);
   if (url.includes("#")) {
-    return `the request target ${shown} carries a fragment (#...), which is never sent to a server; send it without`;
+    return `the request target ${shown()} carries a fragment (#...), which is never sent to a server; send it without`;
   }
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
@@ -26,10 +27,10 @@ export function targetProblem(url: string): string | undefined {
     let segment = raw;
     for (let round = 0; round <= DECODING_ROUNDS; round++) {
       if (segment.includes("\\")) {
-        return `the path ${shown} has a backslash (\\ or %5C), which some servers read as /; send the path without it`;
+        return `the path ${shown()} has a backslash (\\ or %5C), which some servers read as /; send the path without it`;
       }
-      if (segment.split("/").some((s) => s === "." || s === "..")) {
-        return `the path ${shown} has a dot segment ("." or "..", plain or percent-encoded), which could reach outside the target's path; send the path without it`;
+      if (isDotSegment(segment) || (segment.includes("/") && segment.split("/").some(isDotSegment))) {
+        return `the path ${shown()} has a dot segment ("." or "..", plain or percent-encoded), which could reach outside the target's path; send the path without it`;
       }
       if (!segment.includes("%")) break;
       try {
@@ -42,12 +43,13 @@ export function targetProblem(url: string): string | undefined {
   return undefined;
 }
 
+const isDotSegment = (s: string) => s === "." || s === "..";
+
 /**
  * The mock's own call a request target reaches, read as the mock reads it (every spelling:
  * percent-encoding, case, doubled slashes), or undefined for everything else.
  */
-export function localCall(url: string): LocalCall | undefined {
-  const target = parseTarget(url);
+export function localCall(target: ReturnType<typeof parseTarget>): LocalCall | undefined {
   if (!target.ok) return undefined;
   const first = target.segments[0]?.toLowerCase();
   return first === "__mock" ? "control" : first === "portal" ? "portal" : undefined;

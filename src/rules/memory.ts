@@ -10,8 +10,16 @@ export class Bounded<K, V> extends Map<K, V> {
     super();
   }
 
+  /** The key set last: it is the newest already (or gone, and goes in at the end). */
+  #newest: K | undefined;
+
   override set(key: K, value: V): this {
-    if (this.has(key)) this.delete(key);
+    // The judge sets a key per exchange, and often the one it set before (the same object read
+    // again): moving an entry to the end is a delete and an insert, which refills the table.
+    if (this.#newest !== key) {
+      this.delete(key);
+      this.#newest = key;
+    }
     super.set(key, value);
     if (this.size > this.limit) this.delete(this.keys().next().value as K);
     return this;

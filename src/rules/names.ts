@@ -29,16 +29,22 @@ export function otherCase(
   fields: readonly string[],
 ): Array<[found: string, field: string]> {
   const { exact, byLower } = namesOf(fields);
-  return Object.keys(value)
-    .filter((k) => !exact.has(k) && byLower.has(k.toLowerCase()))
-    .map((k) => [k, byLower.get(k.toLowerCase())!]);
+  const out: Array<[found: string, field: string]> = [];
+  // No array of the keys: the judge asks this of every answer's body, where nothing is found.
+  for (const k in value) {
+    if (!Object.hasOwn(value, k) || exact.has(k)) continue;
+    const field = byLower.get(k.toLowerCase());
+    if (field !== undefined) out.push([k, field]);
+  }
+  return out;
 }
 
 /** Whether an object carries at least one of `fields`, whatever its case. */
 export function sharesAName(value: Record<string, unknown>, fields: readonly string[]): boolean {
   const { exact, byLower } = namesOf(fields);
-  const keys = Object.keys(value);
-  return keys.some((k) => exact.has(k)) || keys.some((k) => byLower.has(k.toLowerCase()));
+  for (const k in value) if (Object.hasOwn(value, k) && exact.has(k)) return true;
+  for (const k in value) if (Object.hasOwn(value, k) && byLower.has(k.toLowerCase())) return true;
+  return false;
 }
 
 /**
@@ -67,6 +73,20 @@ export function described(
     if (field !== undefined && (exact || !(field in out))) out[field] = from[k];
   }
   return out;
+}
+
+/**
+ * {@link described} without case, but the object itself when it has nothing to drop or rename
+ * (every name a described field as the table writes it: a conforming answer), so the judge reading
+ * every answer's body makes no copy of it. The object is shared: a caller changes a copy.
+ */
+export function describedOrSelf(value: unknown, fields: readonly string[]): Readonly<Record<string, unknown>> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  const { exact } = namesOf(fields);
+  for (const k in value) {
+    if (!Object.hasOwn(value, k) || !exact.has(k)) return described(value, fields, { caseInsensitiveNames: true });
+  }
+  return value as Record<string, unknown>;
 }
 
 /** One described field's value, whatever the case of its name (checks of values, not names). */

@@ -26,8 +26,8 @@ export interface Place {
   /** The contract's path the request matches, with its parameters. */
   template: string | undefined;
   params: Record<string, string>;
-  /** The methods the matched path declares (upper case). */
-  methods: string[];
+  /** The methods the matched path declares (upper case); shared by every place of the path. */
+  methods: readonly string[];
   /** The contract's operationId of the method, when the path declares it. */
   operationId: string | undefined;
   /** The resource model's operation (data calls of a declared method). */
@@ -46,9 +46,14 @@ export interface Place {
 interface Template {
   path: string;
   methods: Record<string, string | undefined>;
+  /** The keys of `methods`, and the resource model's operation of each: read once, not per request. */
+  methodList: readonly string[];
+  operations: Record<string, Operation | undefined>;
   /** `x-assumption` of the path item, and of each method's operation. */
   assumption: string | undefined;
   assumptions: Record<string, string | undefined>;
+  /** The parameter of a data path's database segment (`{Database}` in /api/{Database}/...), if it is one. */
+  databaseParam: string | undefined;
 }
 
 type Match = PathMatch<Template> | undefined;
@@ -56,24 +61,35 @@ type Match = PathMatch<Template> | undefined;
 /** Reads where requests go, for one contract. */
 export class Places {
   readonly #templates: PathMatcher<Template>;
-  readonly #operations: Map<string, Operation>;
   readonly #authorize: string;
   readonly #token: string;
 
   constructor(readonly contract: CompiledContract) {
-    const templates = Object.entries(contract.doc.paths).map(([path, item]) => {
+    const operations = new Map(contract.resources.operations.map((o) => [`${o.method} ${o.path}`, o]));
+    const templates = Object.entries(contract.doc.paths).map(([path, item]): Template => {
       const methods: Record<string, string | undefined> = {};
       const assumptions: Record<string, string | undefined> = {};
+      const ops: Record<string, Operation | undefined> = {};
       for (const [m, op] of Object.entries(item)) {
         if (["get", "put", "post", "delete", "patch", "head", "options"].includes(m)) {
-          methods[m.toUpperCase()] = (op as { operationId?: string }).operationId;
-          assumptions[m.toUpperCase()] = assumptionOf(op);
+          const method = m.toUpperCase();
+          methods[method] = (op as { operationId?: string }).operationId;
+          assumptions[method] = assumptionOf(op);
+          ops[method] = operations.get(`${method} ${path}`);
         }
       }
-      return { path, methods, assumption: assumptionOf(item), assumptions };
+      const first = path.split("/")[2];
+      return {
+        path,
+        methods,
+        methodList: Object.freeze(Object.keys(methods)),
+        operations: ops,
+        assumption: assumptionOf(item),
+        assumptions,
+        databaseParam: first?.startsWith("{") ? first.slice(1, -1) : undefined,
+      };
     });
     this.#templates = new PathMatcher(templates, (t) => t.path);
-    this.#operations = new Map(contract.resources.operations.map((o) => [`${o.method} ${o.path}`, o]));
     const urls = oauthUrls(contract);
     this.#authorize = urls.authorize.toLowerCase();
     this.#token = urls.token.toLowerCase();
@@ -102,10 +118,7 @@ export class Places {
     const suffixed = formatSuffix(rest);
     const path = suffixed?.path ?? rest;
     // Errors rule 4: a data path whose database segment is empty or left out is "no database given".
-    const emptyDatabase = (m: Match) => {
-      const first = m?.entry.path.split("/")[2];
-      return first?.startsWith("{") === true && m!.params[first.slice(1, -1)] === "";
-    };
+    const emptyDatabase = (m: Match) => m?.entry.databaseParam !== undefined && m.params[m.entry.databaseParam] === "";
     let match = this.#templates.match(path);
     if (!match && data) {
       const without = this.#templates.match(withEmptyDatabase(path));
@@ -121,9 +134,9 @@ export class Places {
     const lower = match.entry.path.toLowerCase();
     place.template = match.entry.path;
     place.params = match.params;
-    place.methods = Object.keys(match.entry.methods);
+    place.methods = match.entry.methodList;
     place.operationId = match.entry.methods[m];
-    place.operation = this.#operations.get(`${m} ${match.entry.path}`);
+    place.operation = match.entry.operations[m];
     place.assumption = match.entry.assumption ?? match.entry.assumptions[m];
     place.endpoint =
       lower === this.#authorize ? "authorize" : lower === this.#token ? "token" : data ? "data" : "other";

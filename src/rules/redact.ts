@@ -131,6 +131,9 @@ const SECRET_PARAMS = "access_token|refresh_token|id_token|code|client_secret|pa
 /** A quote as it stands in JSON, in JSON quoted once or twice more, or in HTML. */
 const Q = String.raw`(\\*"|&quot;)`;
 
+/** What every one of FIELD_PATTERNS needs in the text to match. */
+const MAY_HOLD_A_SECRET = /[=:\s]/;
+
 const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
   // "access_token": "...", also quoted inside a quoted string (\"access_token\":\"...\") and in HTML.
   [
@@ -217,8 +220,9 @@ function secretCredentials(scheme: string, value: string): boolean {
 export function redact(text: string): string;
 export function redact(text: string | undefined): string | undefined;
 export function redact(text: string | undefined): string | undefined {
-  // Every pattern needs a `=`, a quote, a colon or a scheme's space; most texts (paths, messages) have none.
-  if (text === undefined || text.length < 3) return text;
+  // Every pattern needs a `=`, a colon or a space (after a scheme's name); most texts (a request's
+  // path, the proxy logs one per exchange) have none, and are returned without running them.
+  if (text === undefined || text.length < 3 || !MAY_HOLD_A_SECRET.test(text)) return text;
   let out = text;
   for (const [pattern, replace] of FIELD_PATTERNS) out = out.replace(pattern, replace as (...m: string[]) => string);
   return out;

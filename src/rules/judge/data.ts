@@ -10,7 +10,7 @@ import { asMonthDayYear, dateFormatOf } from "../dates.ts";
 import { type Exchange, expectation, header, jsonOf, mediaType, text, type Violation } from "../exchange.ts";
 import type { RequirementId } from "../generated/requirements.ts";
 import type { ObjectSeen } from "../memory.ts";
-import { described, otherCase, sharesAName } from "../names.ts";
+import { described, describedOrSelf, otherCase, sharesAName } from "../names.ts";
 import { readXml, xmlText } from "../xml.ts";
 import { BEARER_STEPS, type BearerCall, bearerOf } from "./bearer.ts";
 import { group, isObject, type Judged, type Step, shown, violation } from "./step.ts";
@@ -113,7 +113,7 @@ function requestView(ex: Exchange, c: Collection): { view: Json } | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/json") return undefined;
   const parsed = jsonOf(ex.requestBody);
   if (!parsed || !isObject(parsed.value)) return undefined;
-  return { view: described(parsed.value, c.request?.properties ?? c.properties, { caseInsensitiveNames: true }) };
+  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties) as Json };
 }
 
 /** Two values of a described field are the same (dates compared as dates). */
@@ -438,7 +438,14 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
     }
     return write ? [] : [violation(fieldsOf(c), "body", `a ${c.name} object`, found)];
   }
-  const cased = otherCase(value, fields);
+  // The parsed body itself when it has nothing to drop or rename (then no name has another case);
+  // copied before a change below.
+  let view = describedOrSelf(value, fields) as Json;
+  const own = () => {
+    if (view === value) view = { ...view };
+    return view;
+  };
+  const cased = view === value ? [] : otherCase(value, fields);
   if (cased.length > 0) {
     const [written, field] = cased[0]!;
     out.push(
@@ -450,14 +457,13 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
       ),
     );
   }
-  const view = described(value, fields, { caseInsensitiveNames: true });
   const reported = d.reported;
   for (const f of c.dateProperties) {
     const x = view[f];
     if (x === null || x === undefined || dateFormatOf(x) === "mdy") continue;
     out.push(violation("CUST-DATES", `body.${f}`, "month/day/year", shown(x)));
     reported.add(f);
-    view[f] = asMonthDayYear(x);
+    own()[f] = asMonthDayYear(x);
   }
   const idProperty = c.idProperty;
   const id = idProperty ? view[idProperty] : undefined;
@@ -523,7 +529,7 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
     );
   }
   // What later exchanges compare with (XML parity, a PUT's change) leaves out what was reported here.
-  for (const f of reported) if (!c.dateProperties.includes(f)) delete view[f];
+  for (const f of reported) if (!c.dateProperties.includes(f)) delete own()[f];
   d.view = view;
   d.changed = changed;
   return out;

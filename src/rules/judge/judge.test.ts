@@ -4,7 +4,9 @@
 // not show), and drifts reported once rather than as a cascade.
 import { describe, expect, it } from "vitest";
 import { compileContract } from "../../contract/index.ts";
-import type { Exchange } from "../exchange.ts";
+import { type Exchange, jsonOf } from "../exchange.ts";
+import { Bounded } from "../memory.ts";
+import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
 
@@ -150,6 +152,51 @@ describe("the judge", () => {
     );
     expect(violations.map((v) => v.requirement)).toEqual(["TOK-REFRESH", "OAUTH-TOKEN-ENTROPY"]);
     expect(JSON.stringify(violations)).not.toContain(token);
+  });
+});
+
+describe("what the judge reads and keeps", () => {
+  it("leaves the parsed body as it came: the recording and the log read the same value", () => {
+    const judge = new Judge(contract);
+    // Every name as the table writes it (the view would be the body itself), one date drifted.
+    const drifted = exchange({
+      url: "/v1/api/DEMO/Customer/1002",
+      body: { ...customer, CustomerId: "1002", CocDate: "2011-03-14T00:00:00" },
+    });
+    const extra = exchange({ url: "/v1/api/DEMO/Customer/1003", body: { ...customer, CustomerId: "1003", extra: 1 } });
+    expect(judge.judge(drifted).map((v) => v.requirement)).toEqual(["CUST-DATES"]);
+    expect(judge.judge(extra)).toEqual([]);
+    // jsonOf hands every reader one parsed value: the judge must change a copy, never it.
+    expect(jsonOf(drifted.body)?.value).toEqual({ ...customer, CustomerId: "1002", CocDate: "2011-03-14T00:00:00" });
+    // What it remembers is the view as the table reads it: the date converted, a field it does not describe dropped.
+    const kept = (id: string) => judge.memory.objects.get(`Customer\u0000DEMO\u0000${id}`)?.json;
+    expect(kept("1002")?.CocDate).toBe("03/14/2011");
+    expect(kept("1003")).toEqual({ ...customer, CustomerId: "1003" });
+  });
+
+  it("a described object is its own view; any other name makes a copy", () => {
+    const fields = ["Name", "City"];
+    const exact = { Name: "a", City: "b" };
+    expect(describedOrSelf(exact, fields)).toBe(exact);
+    const other = { name: "a", City: "b", Extra: 1 };
+    const view = describedOrSelf(other, fields);
+    expect(view).not.toBe(other);
+    expect(view).toEqual({ Name: "a", City: "b" });
+    expect(describedOrSelf(JSON.parse('{"__proto__": 1, "Name": "a"}'), fields)).toEqual({ Name: "a" });
+  });
+
+  it("forgets the entry least recently set, also when one key is set again and again", () => {
+    const kept = new Bounded<string, number>(2);
+    kept.set("a", 1).set("a", 2).set("b", 1).set("a", 3);
+    kept.set("c", 1);
+    expect([...kept.keys()]).toEqual(["a", "c"]);
+    kept.set("c", 2).set("c", 3);
+    kept.delete("c");
+    kept.set("c", 4).set("d", 1);
+    expect([...kept.entries()]).toEqual([
+      ["c", 4],
+      ["d", 1],
+    ]);
   });
 });
 
