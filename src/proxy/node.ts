@@ -641,7 +641,10 @@ function judgedHeaders(headers: ReadonlyArray<[string, string]>): Exchange["head
   for (const [name, value] of headers) {
     const lower = name.toLowerCase();
     const known = out[lower];
-    out[lower] = lower !== "set-cookie" ? value : Array.isArray(known) ? [...known, value] : [value];
+    const kept = lower !== "set-cookie" ? value : Array.isArray(known) ? [...known, value] : [value];
+    // A header named __proto__ is a header like any other, not the object's prototype.
+    if (lower === "__proto__") Object.defineProperty(out, lower, { value: kept, enumerable: true, writable: true });
+    else out[lower] = kept;
   }
   return out as Exchange["headers"];
 }

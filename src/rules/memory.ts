@@ -78,18 +78,21 @@ export interface RefreshTokenSeen {
   refusedLast: boolean;
 }
 
-/** An object of a resource as the answers showed it (parity of JSON and XML, its lifecycle). */
+/**
+ * An object of a resource as the answers showed it (parity of JSON and XML, its lifecycle). Its
+ * views may be the parsed bodies themselves, which every reader of an exchange shares: read-only.
+ */
 export interface ObjectSeen {
   /** Its described fields as the last JSON answer showed them (names and dates as the table writes them). */
-  json?: Record<string, unknown>;
+  json?: Readonly<Record<string, unknown>>;
   /** Its fields as the last XML answer showed them, as text. */
   xml?: Record<string, unknown>;
   created: boolean;
   deleted: boolean;
   /** The described fields the last write (POST, PUT) sent, as the table names them. */
-  sent?: Record<string, unknown> | undefined;
+  sent?: Readonly<Record<string, unknown>> | undefined;
   /** The fields the last PUT changed, and the object before it, until a GET shows them. */
-  changed?: { fields: string[]; before: Record<string, unknown> } | undefined;
+  changed?: { fields: string[]; before: Readonly<Record<string, unknown>> } | undefined;
 }
 
 export class Memory {

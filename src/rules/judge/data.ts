@@ -31,7 +31,8 @@ interface DataCall extends BearerCall {
   /** What the judge saw of that object before. */
   seen: ObjectSeen | undefined;
   /** A write's JSON body: its described fields under the table's names. */
-  sent: { view: Json } | undefined;
+  /** The write's body as the table names it: the parsed body itself when it is already so, never changed. */
+  sent: { view: Readonly<Json> } | undefined;
   /** The answer's body format, from its Content-Type: JSON, XML, or neither. */
   format: "json" | "xml" | undefined;
   /** The format the request asked for, by suffix or Accept. */
@@ -39,7 +40,7 @@ interface DataCall extends BearerCall {
   body: Buffer;
   /** Set by the steps as they read the answer: its JSON, and the object's view under the table's names. */
   parsed?: { value: unknown } | undefined;
-  view?: Json | undefined;
+  view?: Readonly<Json> | undefined;
   changed?: ObjectSeen["changed"];
   /** Fields whose drift a step reported: later comparisons leave them out. */
   reported: Set<string>;
@@ -113,7 +114,7 @@ function requestView(ex: Exchange, c: Collection): { view: Json } | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/json") return undefined;
   const parsed = jsonOf(ex.requestBody);
   if (!parsed || !isObject(parsed.value)) return undefined;
-  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties) as Json };
+  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties) };
 }
 
 /** Two values of a described field are the same (dates compared as dates). */
@@ -440,10 +441,13 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
   }
   // The parsed body itself when it has nothing to drop or rename (then no name has another case);
   // copied before a change below.
-  let view = describedOrSelf(value, fields) as Json;
-  const own = () => {
-    if (view === value) view = { ...view };
-    return view;
+  let view: Readonly<Json> = describedOrSelf(value, fields);
+  let mine: Json | undefined;
+  const own = (): Json => {
+    // A view that is not the body is a copy made for this reading (described()): it may change.
+    mine ??= view === value ? { ...view } : (view as Json);
+    view = mine;
+    return mine;
   };
   const cased = view === value ? [] : otherCase(value, fields);
   if (cased.length > 0) {
