@@ -91,6 +91,10 @@ describe("bawa proxy forwards", () => {
     seen.length = 0;
     await fetch(`${proxy.url}/v1/api/DEMO/Unknown`, { headers: { cookie: "a=1; bawa_control=secret; b=2" } });
     expect(seen[0]!.headers.cookie).toBe("a=1; b=2");
+    // A request without a body goes on without one, and without framing.
+    expect(seen[0]).toMatchObject({ method: "GET", body: "" });
+    expect(seen[0]!.headers["content-length"]).toBeUndefined();
+    expect(seen[0]!.headers["transfer-encoding"]).toBeUndefined();
     await fetch(`${proxy.url}/v1/api/DEMO/Unknown`, { headers: { cookie: "bawa_control=secret" } });
     expect(seen[1]!.headers.cookie).toBeUndefined();
   });

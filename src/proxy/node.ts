@@ -50,6 +50,7 @@ export const JUDGE_LIMIT_BYTES = 64 * 1024 * 1024;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 /** How long the target may take to answer. */
 const TARGET_TIMEOUT_MS = 120_000;
+const NO_BODY = Buffer.alloc(0);
 /** A request without a Connection header lists no more headers of its connection. */
 const NONE_LISTED: ReadonlySet<string> = new Set();
 /** Headers that belong to one connection (RFC 9110 7.6.1), never forwarded. */
@@ -263,6 +264,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
    * A body larger than the judge keeps is streamed on as it comes, with its framing.
    */
   function read(req: IncomingMessage, res: ServerResponse, started: number, release: () => void): void {
+    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 6.3), as most
+    // calls: sent on at once, without waiting for the stream's end.
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+      req.resume();
+      open(req, res, { streamed: false, body: NO_BODY }, started, release).end();
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let opened = false;
