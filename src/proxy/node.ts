@@ -22,7 +22,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from "node:zlib";
 import type { CompiledContract } from "../contract/index.ts";
-import { createMock, parseTarget } from "../mock/core/app.ts";
+import { createMock, parseTarget, type Target } from "../mock/core/app.ts";
 import { requestLogRoute } from "../mock/core/control.ts";
 import type { AllowedOrigins } from "../mock/core/cors.ts";
 import { JSON_FORMAT } from "../mock/core/format.ts";
@@ -50,6 +50,7 @@ export const JUDGE_LIMIT_BYTES = 64 * 1024 * 1024;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 /** How long the target may take to answer. */
 const TARGET_TIMEOUT_MS = 120_000;
+/** The body of a request that has none. */
 const NO_BODY = Buffer.alloc(0);
 /** A request without a Connection header lists no more headers of its connection. */
 const NONE_LISTED: ReadonlySet<string> = new Set();
@@ -142,8 +143,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
     allowedOrigins: () => options.corsOrigins ?? [],
   });
-  const isOwn = (read: ReturnType<typeof parseTarget>) =>
-    read.ok && read.segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, read.segments) !== undefined;
+  const isOwn = (parsed: Target) =>
+    parsed.ok && parsed.segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, parsed.segments) !== undefined;
 
   const agent =
     target.protocol === "https:"
@@ -175,13 +176,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return;
     }
     // Read once, as the mock reads a path: the proxy's own calls, and a mock's behind it.
-    const read = parseTarget(req.url ?? "/");
-    if (isOwn(read)) {
+    const parsed = parseTarget(req.url ?? "/");
+    if (isOwn(parsed)) {
       answerOwn(req, res);
       return;
     }
-    const local = localCall(read);
-    const refused = local ? guard(req, local, read) : undefined;
+    const local = localCall(parsed);
+    const refused = local ? guard(req, local, parsed) : undefined;
     if (refused) {
       req.resume();
       write(res, { ...refused, headers: { ...refused.headers, "x-bawa-proxy": "refused" } });
@@ -205,11 +206,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
    * proxy's own addresses and token: forwarded, such a call reaches the mock with the target's Host,
    * which its own guard lets through.
    */
-  function guard(
-    req: IncomingMessage,
-    local: LocalCall,
-    read: ReturnType<typeof parseTarget>,
-  ): MockResponse | undefined {
+  function guard(req: IncomingMessage, local: LocalCall, parsed: Target): MockResponse | undefined {
     const routed: RoutedRequest = {
       method: req.method ?? "GET",
       url: req.url ?? "/",
@@ -218,7 +215,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       remoteAddress: req.socket.remoteAddress,
       ctx: own.ctx,
       params: {},
-      query: read.ok ? read.query : new Map(),
+      query: parsed.ok ? parsed.query : new Map(),
       format: JSON_FORMAT,
       versionSegment: "",
     };

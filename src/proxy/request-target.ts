@@ -2,7 +2,7 @@
 // target can be forwarded at all (the judge and the target must see the same
 // path, inside the target's prefix), and whether it is a control call or a
 // portal page of a bawa mock behind the proxy, which keep their own guard.
-import type { parseTarget } from "../mock/core/app.ts";
+import type { Target } from "../mock/core/app.ts";
 
 /** The kind of a mock's own call a path reaches: its control calls and dashboard, or its portal. */
 export type LocalCall = "control" | "portal";
@@ -49,7 +49,7 @@ const isDotSegment = (s: string) => s === "." || s === "..";
  * The mock's own call a request target reaches, read as the mock reads it (every spelling:
  * percent-encoding, case, doubled slashes), or undefined for everything else.
  */
-export function localCall(target: ReturnType<typeof parseTarget>): LocalCall | undefined {
+export function localCall(target: Target): LocalCall | undefined {
   if (!target.ok) return undefined;
   const first = target.segments[0]?.toLowerCase();
   return first === "__mock" ? "control" : first === "portal" ? "portal" : undefined;
