@@ -2,10 +2,14 @@
 // `npx bawa conformance` (which starts the project's mock when no target is
 // given), or directly with CONFORMANCE_* variables set.
 //
-// Each target is a project with one worker: the checks of one target run in
-// order, because some move its clock, which every token feels. Several
-// targets (the fault matrix, the tolerance runs) run side by side, one worker
-// each, in a single run; CONFORMANCE_TARGETS names a JSON file that lists them.
+// One target is a project: its check files are spread over CONFORMANCE_WORKERS
+// workers (default 1, gentle on a real environment). Several targets (the
+// fault matrix, environments side by side; CONFORMANCE_TARGETS names a JSON
+// file that lists them) are one project of one file, checks/every-target.spec.ts,
+// which registers every check once per target, each target's checks a group of
+// their own: one worker checks them in order (some move the target's clock,
+// which every token feels), then takes the next target. A worker costs about
+// 3 CPU-s to start; a worker per target was most of the fault matrix's CPU.
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
@@ -13,7 +17,15 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import { parse } from "yaml";
 import { chromiumLaunchOptions } from "../src/browser.ts";
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, KINDS, type Kind, readSettings } from "./lib/config.ts";
+import {
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  KINDS,
+  type Kind,
+  listedTargets,
+  type RunTarget,
+  readSettings,
+  targetTitle,
+} from "./lib/config.ts";
 import { matrixReporter, redactionReporter, reporters } from "./lib/reporters.ts";
 import { kindTag } from "./lib/requirements.ts";
 import { ensureRunDir } from "./lib/secrets.ts";
@@ -25,22 +37,6 @@ const reports = resolve(process.env.CONFORMANCE_REPORTS_DIR ?? "reports/conforma
 // make it; the workers start with the runner's environment, so they write to the same one.
 ensureRunDir();
 
-/** One target of a run: settings over the environment, and which requirements to check there. */
-export interface RunTarget {
-  name: string;
-  /** CONFORMANCE_* settings of this target, over the environment's. */
-  settings: Record<string, string>;
-  /** Only the checks of these requirement ids (the fault matrix); all when absent. */
-  requirements?: string[];
-  /**
-   * Requirements expected to fail here (a fault's run, a profile). Their checks
-   * are marked so: Playwright then keeps the worker after a failure instead of
-   * starting a new one with a new browser. Verdicts still come from each
-   * check's own status.
-   */
-  expectFailures?: string[];
-}
-
 /** A known-results profile's expected failures (CONFORMANCE_PROFILE, e.g. Prism's). */
 const profiled = process.env.CONFORMANCE_PROFILE
   ? Object.keys(
@@ -49,14 +45,10 @@ const profiled = process.env.CONFORMANCE_PROFILE
     )
   : [];
 
-const targets: RunTarget[] = process.env.CONFORMANCE_TARGETS
-  ? (JSON.parse(readFileSync(process.env.CONFORMANCE_TARGETS, "utf8")) as RunTarget[])
-  : [{ name: "target", settings: {}, expectFailures: profiled }];
-
-// Several targets (the fault matrix): one worker each, CONFORMANCE_WORKERS of them at once. One target:
-// CONFORMANCE_WORKERS checks at once (default 1, gentle on a real environment).
-const several = process.env.CONFORMANCE_TARGETS !== undefined;
-const perTarget = Number(process.env.CONFORMANCE_WORKERS ?? 1);
+const listed = listedTargets();
+const targets: RunTarget[] = listed ?? [{ name: "target", settings: {}, expectFailures: profiled }];
+// every-target.spec.ts, or its build (dist/conformance/checks/every-target.spec.js).
+const EVERY_TARGET = /every-target\.spec\.[jt]s$/;
 
 const kindsOf = (t: RunTarget) =>
   (t.settings.CONFORMANCE_KINDS ?? process.env.CONFORMANCE_KINDS ?? "spec,oauth")
@@ -64,36 +56,52 @@ const kindsOf = (t: RunTarget) =>
     .map((k) => k.trim())
     .filter((k): k is Kind => KINDS.includes(k as Kind));
 
-/** A test is selected when it has one of the kinds' tags and, if given, one of the requirements' tags. */
-const selection = (t: RunTarget) => {
-  const tags = (list: string[]) => `(?:${list.map((s) => s.replace(/[-:@]/g, "\\$&")).join("|")})(?:\\s|$)`;
+const escaped = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+
+/**
+ * A test is selected when it has one of the kinds' tags and, if given, one of the requirements'
+ * tags; in a run of several targets, each target's selection is of its own group's checks.
+ */
+const selection = (t: RunTarget, { grouped }: { grouped: boolean }) => {
+  const tags = (list: string[]) => `(?:${list.map(escaped).join("|")})(?:\\s|$)`;
+  const group = grouped ? `(?=.*${escaped(targetTitle(t.name))} )` : "";
   const kinds = `(?=.*${tags(kindsOf(t).map(kindTag))})`;
   const ids = t.requirements ? `(?=.*${tags(t.requirements.map((id) => `@${id}`))})` : "";
-  return new RegExp(`^${kinds}${ids}`, "s");
+  return `${group}${kinds}${ids}`;
 };
 
-export default defineConfig<object, { targetSettings: Record<string, string>; expectedFailures: string[] }>({
+/** What the reports need to know of a target, in the metadata so a merge of shards still knows it. */
+const metadataOf = (t: RunTarget) => ({
+  kinds: kindsOf(t),
+  // Narrowed (the fault matrix's requirements, --grep): coverage is judged on what was selected.
+  filtered: t.requirements !== undefined || process.env.CONFORMANCE_FILTERED === "1",
+  target: t.settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL,
+});
+
+export default defineConfig<object, { runTargets: RunTarget[] }>({
   testDir: resolve(here, "checks"),
   outputDir: resolve(reports, "test-results"),
-  workers: several
-    ? Number(process.env.CONFORMANCE_WORKERS ?? Math.min(targets.length, availableParallelism()))
-    : perTarget,
+  workers: Number(process.env.CONFORMANCE_WORKERS ?? (listed ? Math.min(targets.length, availableParallelism()) : 1)),
   fullyParallel: false,
   retries: 0,
   timeout: 90_000,
-  projects: targets.map((t) => ({
-    name: t.name,
-    workers: several ? 1 : perTarget,
-    grep: selection(t),
-    use: { targetSettings: t.settings, expectedFailures: t.expectFailures ?? [] },
-    // In the metadata, not only in `use`, so a merge of shards still knows the target.
-    metadata: {
-      kinds: kindsOf(t),
-      // Narrowed (the fault matrix's requirements, --grep): coverage is judged on what was selected.
-      filtered: t.requirements !== undefined || process.env.CONFORMANCE_FILTERED === "1",
-      target: t.settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL,
-    },
-  })),
+  projects: listed
+    ? [
+        {
+          name: "targets",
+          testMatch: EVERY_TARGET,
+          grep: new RegExp(`^(?:${targets.map((t) => selection(t, { grouped: true })).join("|")})`, "s"),
+          use: { runTargets: targets },
+          metadata: { targets: Object.fromEntries(targets.map((t) => [t.name, metadataOf(t)])) },
+        },
+      ]
+    : targets.map((t) => ({
+        name: t.name,
+        testIgnore: EVERY_TARGET,
+        grep: new RegExp(`^${selection(t, { grouped: false })}`, "s"),
+        use: { runTargets: [t] },
+        metadata: metadataOf(t),
+      })),
   // CONFORMANCE_REPORTS=matrix keeps only the matrix (the fault matrix runs many targets at once).
   reporter:
     process.env.CONFORMANCE_REPORTS === "matrix"

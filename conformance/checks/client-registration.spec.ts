@@ -2,152 +2,159 @@
 // registered redirect URI get codes or tokens; errors of the authorization request.
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { attemptAuthorization, carriesGrant, throughScreens } from "../lib/screens.ts";
-import { covers, expect, need, needLogin, test } from "../lib/test.ts";
+import { checks, covers, expect, need, needLogin, test } from "../lib/test.ts";
 
-test(
-  "an unknown client and a redirect URI other than the registered one get no code or token",
-  covers("AUTH-CLIENT-REDIRECT-MATCH"),
-  async ({ page, target }) => {
-    const client = needLogin(target);
-    const base = {
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: target.scope,
-      response_type: "code",
-      state: "s",
-    };
-    for (const params of [
-      { ...base, client_id: `${client.clientId}-unknown` },
-      { ...base, redirect_uri: `${client.redirectUri}/elsewhere` },
-    ]) {
-      await page.context().clearCookies();
-      const left = await attemptAuthorization(page, target, params);
-      expect(left.filter(carriesGrant).map(String), `${JSON.stringify(params)} was granted`).toEqual([]);
-    }
-  },
-);
+checks(() => {
+  test(
+    "an unknown client and a redirect URI other than the registered one get no code or token",
+    covers("AUTH-CLIENT-REDIRECT-MATCH"),
+    async ({ page, target }) => {
+      const client = needLogin(target);
+      const base = {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: target.scope,
+        response_type: "code",
+        state: "s",
+      };
+      for (const params of [
+        { ...base, client_id: `${client.clientId}-unknown` },
+        { ...base, redirect_uri: `${client.redirectUri}/elsewhere` },
+      ]) {
+        await page.context().clearCookies();
+        const left = await attemptAuthorization(page, target, params);
+        expect(left.filter(carriesGrant).map(String), `${JSON.stringify(params)} was granted`).toEqual([]);
+      }
+    },
+  );
 
-test(
-  "an application that is not active yet gets no code or token",
-  covers("AUTH-REGISTRATION"),
-  async ({ page, target }) => {
-    needLogin(target);
-    need(
-      { CONFORMANCE_PENDING_CLIENT_ID: target.pending?.clientId },
-      "an application registered but not yet activated",
-    );
-    const left = await attemptAuthorization(page, target, {
-      client_id: target.pending!.clientId,
-      redirect_uri: target.pending!.redirectUri,
-      scope: target.scope,
-      response_type: "code",
-    });
-    expect(left.filter(carriesGrant).map(String), "where the browser was sent with a code or token").toEqual([]);
-  },
-);
-
-test(
-  "without scope or response_type no code or token is issued",
-  covers("AUTHZ-PARAMS-REQUIRED"),
-  async ({ page, target }) => {
-    const client = needLogin(target);
-    const base = {
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: target.scope,
-      response_type: "code",
-    };
-    for (const missing of ["scope", "response_type"] as const) {
-      await page.context().clearCookies();
-      const left = await attemptAuthorization(page, target, { ...base, [missing]: undefined });
-      expect(left.filter(carriesGrant).map(String), `without ${missing}`).toEqual([]);
-    }
-  },
-);
-
-const variants = (registered: string): Array<[string, string]> => {
-  const u = new URL(registered);
-  const host = u.hostname;
-  return [
-    ["a trailing slash", `${registered}/`],
-    ["another case", registered.replace(/[a-z](?=[^/]*$)/, (c) => c.toUpperCase())],
-    ["an extra path segment", `${registered}/extra`],
-    ["an added query", `${registered}${registered.includes("?") ? "&" : "?"}extra=1`],
-    [
-      u.protocol === "https:" ? "http for https" : "https for http",
-      registered.replace(/^https?:/, u.protocol === "https:" ? "http:" : "https:"),
-    ],
-    ["an added fragment", `${registered}#extra`],
-    ["another host ending in the registered host", registered.replace(`//${host}`, `//evil${host}`)],
-  ];
-};
-
-test(
-  "an unknown client or an inexact redirect URI gets an error page, never a redirect",
-  covers("OAUTH-NO-REDIRECT-ON-BAD-CLIENT"),
-  async ({ page, target }) => {
-    const client = needLogin(target);
-    const base = {
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: target.scope,
-      response_type: "code",
-      state: "s",
-    };
-    const cases: Array<[string, Record<string, string | undefined>]> = [
-      ["an unknown client", { ...base, client_id: `${client.clientId}-unknown` }],
-      ...variants(client.redirectUri).map(([name, uri]): [string, Record<string, string | undefined>] => [
-        name,
-        { ...base, redirect_uri: uri },
-      ]),
-    ];
-    const redirected: string[] = [];
-    for (const [name, params] of cases) {
-      await page.context().clearCookies();
-      await page.unrouteAll({ behavior: "ignoreErrors" });
-      const left = await attemptAuthorization(page, target, params);
-      if (left.length > 0) redirected.push(`${name}: sent to ${left[0]}`);
-    }
-    expect(redirected, "the browser was sent away instead of shown an error page").toEqual([]);
-  },
-);
-
-test(
-  "other errors redirect to the registered URI with error and the unchanged state",
-  covers("OAUTH-ERROR-REDIRECT"),
-  async ({ page, target, flows }) => {
-    const client = needLogin(target);
-    // State lost here too, when the code flow's own redirect loses it, is AUTHZ-STATE's finding.
-    const flow = await flows.code();
-    const stateKept = flow.landed.searchParams.get("state") === flow.state;
-    const stateBack = (back: URL, sent: string) =>
-      test.skip(
-        !stateKept && back.searchParams.get("state") !== sent,
-        `${NOT_CHECKED}AUTHZ-STATE: the code flow's redirect does not bring state back unchanged either`,
+  test(
+    "an application that is not active yet gets no code or token",
+    covers("AUTH-REGISTRATION"),
+    async ({ page, target }) => {
+      needLogin(target);
+      need(
+        { CONFORMANCE_PENDING_CLIENT_ID: target.pending?.clientId },
+        "an application registered but not yet activated",
       );
-    const unsupported = await attemptAuthorization(page, target, {
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: target.scope,
-      response_type: "id_token",
-      state: "st 1",
-    });
-    const back = unsupported.find((u) => u.href.startsWith(client.redirectUri));
-    expect(back?.href, "an unsupported response_type is sent back").toBeTruthy();
-    expect(back!.searchParams.get("error")).toBe("unsupported_response_type");
-    stateBack(back!, "st 1");
-    expect(back!.searchParams.get("state")).toBe("st 1");
+      const left = await attemptAuthorization(page, target, {
+        client_id: target.pending!.clientId,
+        redirect_uri: target.pending!.redirectUri,
+        scope: target.scope,
+        response_type: "code",
+      });
+      expect(left.filter(carriesGrant).map(String), "where the browser was sent with a code or token").toEqual([]);
+    },
+  );
 
-    await page.unrouteAll({ behavior: "ignoreErrors" });
-    await page.context().clearCookies();
-    const seen = { login: false, permission: false };
-    const denied = await throughScreens(page, target, { responseType: "code", decision: "deny", state: "st 2", seen });
-    test.skip(
-      !seen.permission,
-      `${NOT_CHECKED}AUTHZ-SCREENS: no permission screen showed, so the user could not refuse`,
-    );
-    expect(denied.searchParams.get("error"), "the user refuses").toBe("access_denied");
-    stateBack(denied, "st 2");
-    expect(denied.searchParams.get("state")).toBe("st 2");
-  },
-);
+  test(
+    "without scope or response_type no code or token is issued",
+    covers("AUTHZ-PARAMS-REQUIRED"),
+    async ({ page, target }) => {
+      const client = needLogin(target);
+      const base = {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: target.scope,
+        response_type: "code",
+      };
+      for (const missing of ["scope", "response_type"] as const) {
+        await page.context().clearCookies();
+        const left = await attemptAuthorization(page, target, { ...base, [missing]: undefined });
+        expect(left.filter(carriesGrant).map(String), `without ${missing}`).toEqual([]);
+      }
+    },
+  );
+
+  const variants = (registered: string): Array<[string, string]> => {
+    const u = new URL(registered);
+    const host = u.hostname;
+    return [
+      ["a trailing slash", `${registered}/`],
+      ["another case", registered.replace(/[a-z](?=[^/]*$)/, (c) => c.toUpperCase())],
+      ["an extra path segment", `${registered}/extra`],
+      ["an added query", `${registered}${registered.includes("?") ? "&" : "?"}extra=1`],
+      [
+        u.protocol === "https:" ? "http for https" : "https for http",
+        registered.replace(/^https?:/, u.protocol === "https:" ? "http:" : "https:"),
+      ],
+      ["an added fragment", `${registered}#extra`],
+      ["another host ending in the registered host", registered.replace(`//${host}`, `//evil${host}`)],
+    ];
+  };
+
+  test(
+    "an unknown client or an inexact redirect URI gets an error page, never a redirect",
+    covers("OAUTH-NO-REDIRECT-ON-BAD-CLIENT"),
+    async ({ page, target }) => {
+      const client = needLogin(target);
+      const base = {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: target.scope,
+        response_type: "code",
+        state: "s",
+      };
+      const cases: Array<[string, Record<string, string | undefined>]> = [
+        ["an unknown client", { ...base, client_id: `${client.clientId}-unknown` }],
+        ...variants(client.redirectUri).map(([name, uri]): [string, Record<string, string | undefined>] => [
+          name,
+          { ...base, redirect_uri: uri },
+        ]),
+      ];
+      const redirected: string[] = [];
+      for (const [name, params] of cases) {
+        await page.context().clearCookies();
+        await page.unrouteAll({ behavior: "ignoreErrors" });
+        const left = await attemptAuthorization(page, target, params);
+        if (left.length > 0) redirected.push(`${name}: sent to ${left[0]}`);
+      }
+      expect(redirected, "the browser was sent away instead of shown an error page").toEqual([]);
+    },
+  );
+
+  test(
+    "other errors redirect to the registered URI with error and the unchanged state",
+    covers("OAUTH-ERROR-REDIRECT"),
+    async ({ page, target, flows }) => {
+      const client = needLogin(target);
+      // State lost here too, when the code flow's own redirect loses it, is AUTHZ-STATE's finding.
+      const flow = await flows.code();
+      const stateKept = flow.landed.searchParams.get("state") === flow.state;
+      const stateBack = (back: URL, sent: string) =>
+        test.skip(
+          !stateKept && back.searchParams.get("state") !== sent,
+          `${NOT_CHECKED}AUTHZ-STATE: the code flow's redirect does not bring state back unchanged either`,
+        );
+      const unsupported = await attemptAuthorization(page, target, {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: target.scope,
+        response_type: "id_token",
+        state: "st 1",
+      });
+      const back = unsupported.find((u) => u.href.startsWith(client.redirectUri));
+      expect(back?.href, "an unsupported response_type is sent back").toBeTruthy();
+      expect(back!.searchParams.get("error")).toBe("unsupported_response_type");
+      stateBack(back!, "st 1");
+      expect(back!.searchParams.get("state")).toBe("st 1");
+
+      await page.unrouteAll({ behavior: "ignoreErrors" });
+      await page.context().clearCookies();
+      const seen = { login: false, permission: false };
+      const denied = await throughScreens(page, target, {
+        responseType: "code",
+        decision: "deny",
+        state: "st 2",
+        seen,
+      });
+      test.skip(
+        !seen.permission,
+        `${NOT_CHECKED}AUTHZ-SCREENS: no permission screen showed, so the user could not refuse`,
+      );
+      expect(denied.searchParams.get("error"), "the user refuses").toBe("access_denied");
+      stateBack(denied, "st 2");
+      expect(denied.searchParams.get("state")).toBe("st 2");
+    },
+  );
+});

@@ -1,68 +1,70 @@
 // The code flow (web server applications) through the real screens. The
 // checks that only look at one flow share it (flows in lib/test.ts).
 import { codeThroughScreens } from "../lib/screens.ts";
-import { covers, expect, needLogin, test } from "../lib/test.ts";
+import { checks, covers, expect, needLogin, test } from "../lib/test.ts";
 import { clientParams, tokenFields, tokenRequest } from "../lib/tokens.ts";
 
-test(
-  "a login screen, then a permission screen, then the redirect URI",
-  covers("AUTHZ-SCREENS"),
-  async ({ target, flows }) => {
+checks(() => {
+  test(
+    "a login screen, then a permission screen, then the redirect URI",
+    covers("AUTHZ-SCREENS"),
+    async ({ target, flows }) => {
+      const client = needLogin(target);
+      const { landed, seen } = await flows.code();
+      expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
+      expect(`${landed.origin}${landed.pathname}`, "where the browser was sent at the end").toBe(
+        new URL(client.redirectUri).origin + new URL(client.redirectUri).pathname,
+      );
+    },
+  );
+
+  test(
+    "the code comes back in the query of the redirect URI",
+    covers("AUTHZ-CODE-REDIRECT"),
+    async ({ target, flows }) => {
+      needLogin(target);
+      const { landed } = await flows.code();
+      expect(landed.searchParams.get("code"), `no code in the query of ${landed.href}`).toBeTruthy();
+      expect(landed.hash, "the fragment of the code flow's redirect").toBe("");
+    },
+  );
+
+  test("state comes back unchanged", covers("AUTHZ-STATE"), async ({ target, flows }) => {
+    needLogin(target);
+    const { landed, state } = await flows.code();
+    expect(landed.searchParams.get("state")).toBe(state);
+  });
+
+  test(
+    "the code is exchanged for an access token and a refresh token",
+    covers("TOK-CODE-EXCHANGE"),
+    async ({ target, flows }) => {
+      needLogin(target);
+      const res = await flows.exchange();
+      // Strictly 200: the other checks of tokens are not checked because of this one when it is not.
+      expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
+      const body = tokenFields(res);
+      expect(typeof body.access_token).toBe("string");
+      expect(typeof body.refresh_token).toBe("string");
+    },
+  );
+
+  // A fresh code for each request: a service that used a code up on a refused request would
+  // otherwise refuse the later ones for the wrong reason, and the check would learn nothing.
+  test("every parameter of the code grant is required", covers("TOKEN-CODE-PARAMS"), async ({ api, page, target }) => {
     const client = needLogin(target);
-    const { landed, seen } = await flows.code();
-    expect(seen, "the screens the browser went through").toEqual({ login: true, permission: true });
-    expect(`${landed.origin}${landed.pathname}`, "where the browser was sent at the end").toBe(
-      new URL(client.redirectUri).origin + new URL(client.redirectUri).pathname,
-    );
-  },
-);
-
-test(
-  "the code comes back in the query of the redirect URI",
-  covers("AUTHZ-CODE-REDIRECT"),
-  async ({ target, flows }) => {
-    needLogin(target);
-    const { landed } = await flows.code();
-    expect(landed.searchParams.get("code"), `no code in the query of ${landed.href}`).toBeTruthy();
-    expect(landed.hash, "the fragment of the code flow's redirect").toBe("");
-  },
-);
-
-test("state comes back unchanged", covers("AUTHZ-STATE"), async ({ target, flows }) => {
-  needLogin(target);
-  const { landed, state } = await flows.code();
-  expect(landed.searchParams.get("state")).toBe(state);
-});
-
-test(
-  "the code is exchanged for an access token and a refresh token",
-  covers("TOK-CODE-EXCHANGE"),
-  async ({ target, flows }) => {
-    needLogin(target);
-    const res = await flows.exchange();
-    // Strictly 200: the other checks of tokens are not checked because of this one when it is not.
-    expect(res.status, `${res.call}: ${res.text.slice(0, 300)}`).toBe(200);
-    const body = tokenFields(res);
-    expect(typeof body.access_token).toBe("string");
-    expect(typeof body.refresh_token).toBe("string");
-  },
-);
-
-// A fresh code for each request: a service that used a code up on a refused request would
-// otherwise refuse the later ones for the wrong reason, and the check would learn nothing.
-test("every parameter of the code grant is required", covers("TOKEN-CODE-PARAMS"), async ({ api, page, target }) => {
-  const client = needLogin(target);
-  for (const missing of ["code", "client_id", "client_secret", "redirect_uri"]) {
-    // A fresh code for each: a refused exchange may use its code up. Without code, none is needed.
-    if (missing !== "code") await page.context().clearCookies();
-    const form: Record<string, string | undefined> = {
-      grant_type: "authorization_code",
-      code: missing === "code" ? undefined : await codeThroughScreens(page, target),
-      ...clientParams(client),
-    };
-    delete form[missing];
-    const res = await tokenRequest(api, target, form);
-    expect(res.status, `without ${missing}: ${res.text.slice(0, 200)}`).not.toBe(200);
-    expect(res.text).not.toContain("access_token");
-  }
+    for (const missing of ["code", "client_id", "client_secret", "redirect_uri"]) {
+      // A fresh code for each: a refused exchange may use its code up. Without code, none is needed.
+      if (missing !== "code") await page.context().clearCookies();
+      const form: Record<string, string | undefined> = {
+        grant_type: "authorization_code",
+        code: missing === "code" ? undefined : await codeThroughScreens(page, target),
+        ...clientParams(client),
+      };
+      delete form[missing];
+      const res = await tokenRequest(api, target, form);
+      expect(res.status, `without ${missing}: ${res.text.slice(0, 200)}`).not.toBe(200);
+      expect(res.text).not.toContain("access_token");
+    }
+  });
 });

@@ -16,111 +16,121 @@ import {
   uniqueName,
   urlOf,
 } from "../lib/resources.ts";
-import { coversWriting, expect, test } from "../lib/test.ts";
+import { checks, coversWriting, expect, test } from "../lib/test.ts";
 
-const about = (r: Resource) => ({
-  ...coversWriting("SVC-FORMATS-WRITE"),
-  annotation: { type: SUBJECT_ANNOTATION, description: r.name },
-});
-
-/** Values both formats carry alike: the text of a number or boolean, nothing for null or "". */
-const norm = (v: unknown) => (v === null || v === undefined || v === "" ? "" : String(v));
-const byLower = (o: unknown) =>
-  new Map(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
-
-/**
- * The properties compared, and a body whose values are not the defaults where a value can differ
- * (a default left alone would hide a value the XML reader dropped): booleans the other way, plain
- * nullable texts a text of their own.
- */
-function distinctBody(r: Resource, target: Target, round: number) {
-  const c = r.collection;
-  const body = bodyOf(c, uniqueName(target.namePrefix));
-  const props = propertiesOf(suiteContract(), c.request!.schema);
-  const name = nameProperty(c);
-  const skip = new Set([c.idProperty, name, c.databaseProperty, ...c.dateProperties, ...c.sequences]);
-  const compared: string[] = [];
-  for (const [k, p] of Object.entries(props)) {
-    if (skip.has(k) || p.format || p.pattern) continue;
-    const types = typesOf(p);
-    if (types.includes("boolean")) body[k] = round % 2 === 0 ? p.default !== true : p.default === true;
-    else if (types.includes("string") && types.includes("null") && !p.enum && (p.maxLength ?? 99) >= 3)
-      body[k] = valueFor(p, `${round}${k}`);
-    else if (!types.some((t) => ["string", "integer", "number"].includes(t))) continue;
-    compared.push(k);
-  }
-  return { body, compared, name };
-}
-
-async function write(
-  api: Api,
-  url: string,
-  method: "POST" | "PUT",
-  auth: Record<string, string>,
-  xml: boolean,
-  body: Record<string, unknown>,
-  r: Resource,
-) {
-  const text = xml ? suiteContract().xml.stringify(r.collection.request!.schema, body) : JSON.stringify(body);
-  return send(api, method, url, {
-    headers: { ...auth, "content-type": xml ? "application/xml" : "application/json", accept: "application/json" },
-    body: text,
+checks(() => {
+  const about = (r: Resource) => ({
+    ...coversWriting("SVC-FORMATS-WRITE"),
+    annotation: { type: SUBJECT_ANNOTATION, description: r.name },
   });
-}
 
-for (const r of resources("editable")) {
-  if (!r.op.create || !r.op.read || !r.op.update || !r.op.delete || !r.collection.request) continue;
-  test(
-    `${r.name}: a JSON body and an XML body with the same values store the same, read in both formats`,
-    about(r),
-    async ({ api, target, session }) => {
-      const auth = await session.auth();
-      const calls = lifecycle(api, target, r, auth);
-      const ids: Record<"json" | "xml", string | undefined> = { json: undefined, xml: undefined };
-      const problems: string[] = [];
-      try {
-        for (const round of [0, 1]) {
-          const { body, compared, name } = distinctBody(r, target, round);
-          const stored: Record<string, Map<string, unknown>> = {};
-          for (const format of ["json", "xml"] as const) {
-            const sent = { ...body };
-            if (name) sent[name] = `${String(body[name]).slice(0, 20)}${format}`.slice(0, String(body[name]).length);
-            const existing = ids[format];
-            if (existing !== undefined)
-              sent[r.collection.idProperty!] = r.collection.idIsNumber ? Number(existing) : existing;
-            const url = existing === undefined ? urlOf(target, r.op.create!) : urlOf(target, r.op.update!, existing);
-            const res = await write(api, url, existing === undefined ? "POST" : "PUT", auth, format === "xml", sent, r);
-            expect(res.status, `${res.call} with a ${format.toUpperCase()} body: ${quote(res.text, 300)}`).toBe(200);
-            if (existing === undefined) ids[format] = calls.idOf(res.json());
-            expect(ids[format], `${res.call} answered no ${r.collection.idProperty}`).toBeDefined();
-            const json = await calls.get(ids[format]!);
-            const xml = await calls.get(ids[format]!, "application/xml");
-            expect(json.status, json.call).toBe(200);
-            expect(xml.status, xml.call).toBe(200);
-            const asJson = byLower(json.json());
-            const asXml = byLower(readXml(xml.text).fields);
+  /** Values both formats carry alike: the text of a number or boolean, nothing for null or "". */
+  const norm = (v: unknown) => (v === null || v === undefined || v === "" ? "" : String(v));
+  const byLower = (o: unknown) =>
+    new Map(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
+
+  /**
+   * The properties compared, and a body whose values are not the defaults where a value can differ
+   * (a default left alone would hide a value the XML reader dropped): booleans the other way, plain
+   * nullable texts a text of their own.
+   */
+  function distinctBody(r: Resource, target: Target, round: number) {
+    const c = r.collection;
+    const body = bodyOf(c, uniqueName(target.namePrefix));
+    const props = propertiesOf(suiteContract(), c.request!.schema);
+    const name = nameProperty(c);
+    const skip = new Set([c.idProperty, name, c.databaseProperty, ...c.dateProperties, ...c.sequences]);
+    const compared: string[] = [];
+    for (const [k, p] of Object.entries(props)) {
+      if (skip.has(k) || p.format || p.pattern) continue;
+      const types = typesOf(p);
+      if (types.includes("boolean")) body[k] = round % 2 === 0 ? p.default !== true : p.default === true;
+      else if (types.includes("string") && types.includes("null") && !p.enum && (p.maxLength ?? 99) >= 3)
+        body[k] = valueFor(p, `${round}${k}`);
+      else if (!types.some((t) => ["string", "integer", "number"].includes(t))) continue;
+      compared.push(k);
+    }
+    return { body, compared, name };
+  }
+
+  async function write(
+    api: Api,
+    url: string,
+    method: "POST" | "PUT",
+    auth: Record<string, string>,
+    xml: boolean,
+    body: Record<string, unknown>,
+    r: Resource,
+  ) {
+    const text = xml ? suiteContract().xml.stringify(r.collection.request!.schema, body) : JSON.stringify(body);
+    return send(api, method, url, {
+      headers: { ...auth, "content-type": xml ? "application/xml" : "application/json", accept: "application/json" },
+      body: text,
+    });
+  }
+
+  for (const r of resources("editable")) {
+    if (!r.op.create || !r.op.read || !r.op.update || !r.op.delete || !r.collection.request) continue;
+    test(
+      `${r.name}: a JSON body and an XML body with the same values store the same, read in both formats`,
+      about(r),
+      async ({ api, target, session }) => {
+        const auth = await session.auth();
+        const calls = lifecycle(api, target, r, auth);
+        const ids: Record<"json" | "xml", string | undefined> = { json: undefined, xml: undefined };
+        const problems: string[] = [];
+        try {
+          for (const round of [0, 1]) {
+            const { body, compared, name } = distinctBody(r, target, round);
+            const stored: Record<string, Map<string, unknown>> = {};
+            for (const format of ["json", "xml"] as const) {
+              const sent = { ...body };
+              if (name) sent[name] = `${String(body[name]).slice(0, 20)}${format}`.slice(0, String(body[name]).length);
+              const existing = ids[format];
+              if (existing !== undefined)
+                sent[r.collection.idProperty!] = r.collection.idIsNumber ? Number(existing) : existing;
+              const url = existing === undefined ? urlOf(target, r.op.create!) : urlOf(target, r.op.update!, existing);
+              const res = await write(
+                api,
+                url,
+                existing === undefined ? "POST" : "PUT",
+                auth,
+                format === "xml",
+                sent,
+                r,
+              );
+              expect(res.status, `${res.call} with a ${format.toUpperCase()} body: ${quote(res.text, 300)}`).toBe(200);
+              if (existing === undefined) ids[format] = calls.idOf(res.json());
+              expect(ids[format], `${res.call} answered no ${r.collection.idProperty}`).toBeDefined();
+              const json = await calls.get(ids[format]!);
+              const xml = await calls.get(ids[format]!, "application/xml");
+              expect(json.status, json.call).toBe(200);
+              expect(xml.status, xml.call).toBe(200);
+              const asJson = byLower(json.json());
+              const asXml = byLower(readXml(xml.text).fields);
+              for (const k of compared) {
+                const key = k.toLowerCase();
+                if (norm(asJson.get(key)) !== norm(asXml.get(key)))
+                  problems.push(
+                    `${k} of the object written as ${format.toUpperCase()}: JSON reads ${JSON.stringify(asJson.get(key))}, XML reads ${JSON.stringify(asXml.get(key))}`,
+                  );
+              }
+              stored[format] = asJson;
+            }
+            const verb = round === 0 ? "created" : "replaced";
             for (const k of compared) {
-              const key = k.toLowerCase();
-              if (norm(asJson.get(key)) !== norm(asXml.get(key)))
+              const [j, x] = [stored.json!.get(k.toLowerCase()), stored.xml!.get(k.toLowerCase())];
+              if (norm(j) !== norm(x))
                 problems.push(
-                  `${k} of the object written as ${format.toUpperCase()}: JSON reads ${JSON.stringify(asJson.get(key))}, XML reads ${JSON.stringify(asXml.get(key))}`,
+                  `${k} ${verb} with ${JSON.stringify(body[k])}: written as JSON it reads ${JSON.stringify(j)}, written as XML ${JSON.stringify(x)}`,
                 );
             }
-            stored[format] = asJson;
           }
-          const verb = round === 0 ? "created" : "replaced";
-          for (const k of compared) {
-            const [j, x] = [stored.json!.get(k.toLowerCase()), stored.xml!.get(k.toLowerCase())];
-            if (norm(j) !== norm(x))
-              problems.push(
-                `${k} ${verb} with ${JSON.stringify(body[k])}: written as JSON it reads ${JSON.stringify(j)}, written as XML ${JSON.stringify(x)}`,
-              );
-          }
+        } finally {
+          for (const id of Object.values(ids)) if (id !== undefined) await calls.delete(id);
         }
-      } finally {
-        for (const id of Object.values(ids)) if (id !== undefined) await calls.delete(id);
-      }
-      expect(problems, `the same values written as JSON and as XML: ${problems.join("; ")}`).toEqual([]);
-    },
-  );
-}
+        expect(problems, `the same values written as JSON and as XML: ${problems.join("; ")}`).toEqual([]);
+      },
+    );
+  }
+});

@@ -8,6 +8,37 @@ import type { Operation } from "../../src/contract/index.ts";
 export type Kind = "spec" | "oauth" | "assumption";
 export const KINDS: readonly Kind[] = ["spec", "oauth", "assumption"];
 
+/** One target of a run: settings over the environment, and which requirements to check there. */
+export interface RunTarget {
+  name: string;
+  /** CONFORMANCE_* settings of this target, over the environment's. */
+  settings: Record<string, string>;
+  /** Only the checks of these requirement ids (the fault matrix); all when absent. */
+  requirements?: string[];
+  /**
+   * Requirements expected to fail here (a fault's run, a profile). Their checks
+   * are marked so: Playwright then keeps the worker after a failure instead of
+   * starting a new one with a new browser. Verdicts still come from each
+   * check's own status.
+   */
+  expectFailures?: string[];
+}
+
+/** Names a JSON file of the run's targets (RunTarget[]): a run of several (the fault matrix, side by side). */
+export const TARGETS_VARIABLE = "CONFORMANCE_TARGETS";
+
+/** The targets CONFORMANCE_TARGETS lists; none when the run has one target of the environment's. */
+export function listedTargets(env: NodeJS.ProcessEnv = process.env): RunTarget[] | undefined {
+  const file = env[TARGETS_VARIABLE];
+  return file === undefined ? undefined : (JSON.parse(readFileSync(file, "utf8")) as RunTarget[]);
+}
+
+/**
+ * The title of a target's group in a run of several (conformance/checks/every-target.spec.ts):
+ * part of each of its checks' title path, which is how a project's grep finds that target's checks.
+ */
+export const targetTitle = (name: string) => `[target ${name}]`;
+
 export interface Client {
   clientId: string;
   clientSecret: string;

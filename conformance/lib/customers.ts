@@ -105,7 +105,7 @@ export async function createCustomer(
   }
   if (typeof id === "string" && id !== "") {
     const answered = id;
-    await notAddressable("Customer", () => getCustomer(api, t, auth, answered));
+    await notAddressable(api, "Customer", () => getCustomer(api, t, auth, answered));
   } else id = (await listed(api, t, auth, body.Name)).id;
   test.skip(
     typeof id !== "string" || id === "",

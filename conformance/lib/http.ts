@@ -332,19 +332,26 @@ export function notCreated(reply: Reply, rule: string): void {
   );
 }
 
-// Per worker (a worker is a process): whether the ids POST answers address their objects, by resource.
+// Per worker (a worker is a process): whether the ids POST answers address their objects, by target
+// (a worker may check several, decision 0031) and resource.
 const addresses = new Map<string, Promise<number>>();
 
 /**
  * A check that creates an object to work on it needs the id POST answered to address it; one
  * that does not is SVC-RESOURCE-ADDRESS's finding, reported by its own check. Read once per
- * resource and worker, at the first object a helper creates: `read` GETs it at the id POST answered.
+ * resource, target and worker, at the first object a helper creates: `read` GETs it at the id POST
+ * answered.
  */
-export async function notAddressable(resource: string, read: () => Promise<Reply>): Promise<void> {
-  let status = addresses.get(resource);
+export async function notAddressable(
+  api: Pick<Api, "baseUrl">,
+  resource: string,
+  read: () => Promise<Reply>,
+): Promise<void> {
+  const key = `${api.baseUrl} ${resource}`;
+  let status = addresses.get(key);
   if (!status) {
     status = read().then((r) => r.status);
-    addresses.set(resource, status);
+    addresses.set(key, status);
   }
   const answered = await status;
   test.skip(

@@ -20,7 +20,7 @@ import {
   PARTS,
 } from "../../src/rules/coverage.ts";
 import { BaselineError, baselineLines, compareWithBaseline, readBaseline, type SinceBaseline } from "./baseline.ts";
-import type { Kind } from "./config.ts";
+import type { Kind, RunTarget } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
 import { cell, esc } from "./markup.ts";
 import {
@@ -40,6 +40,7 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
+  TARGET_ANNOTATION,
   TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
@@ -145,8 +146,19 @@ export interface Summary {
 export const subjectOf = (test: Pick<TestCase, "annotations">) =>
   test.annotations.find((a) => a.type === SUBJECT_ANNOTATION)?.description;
 
-/** The tests of one project (one target) by requirement tag, and how its matrix is judged. */
-interface ProjectRun {
+/** What the configuration tells the reports of a target (playwright.config.ts). */
+interface TargetMetadata {
+  kinds?: Kind[];
+  filtered?: boolean;
+  target?: string;
+}
+
+/** The target a check ran against in a run of several targets (its group's annotation). */
+const targetOfTest = (test: Pick<TestCase, "annotations">) =>
+  test.annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
+
+/** The tests of one target by requirement tag, and how its matrix is judged. */
+interface TargetRun {
   name: string;
   target: string;
   kinds: Kind[];
@@ -154,7 +166,7 @@ interface ProjectRun {
   tests: Map<string, TestCase[]>;
   /** What the rule layer found in the exchanges of each check (observed.ts). */
   observed: Array<{ test: TestCase; found: Observed }>;
-  /** Checks of the project not yet ended (progress of runs over many targets). */
+  /** Checks of the target not yet ended (progress of runs over many targets). */
   remaining: number;
   requests: RequestCounts;
   /** What of the contract the checks' exchanges exercised (observed.ts, per check). */
@@ -163,9 +175,21 @@ interface ProjectRun {
   answers: Map<string, AnswerShape[]>;
 }
 
+/** A target's run before any of its checks ended. */
+const targetRun = (name: string, of: Required<TargetMetadata>): TargetRun => ({
+  name,
+  ...of,
+  tests: new Map(),
+  observed: [],
+  remaining: 0,
+  requests: { requests: 0, retried: 0, refused: 0 },
+  coverage: {},
+  answers: new Map(),
+});
+
 export default class MatrixReporter implements Reporter {
   #outputDir: string;
-  #projects: ProjectRun[] = [];
+  #targets: TargetRun[] = [];
   #outcomes = new Map<TestCase, CheckOutcome>();
   #startedAt = new Date();
   #quiet: boolean;
@@ -182,44 +206,36 @@ export default class MatrixReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     for (const projectSuite of suite.suites) {
       const project = projectSuite.project();
-      const meta = (project?.metadata ?? {}) as { kinds?: Kind[]; filtered?: boolean; target?: string };
-      const settings = (project?.use as { targetSettings?: Record<string, string> } | undefined)?.targetSettings ?? {};
-      // A merge of shards (bawa conformance merge) brings one suite per shard for the same target.
-      const name = project?.name ?? "target";
-      const known = this.#projects.find((p) => p.name === name);
-      const run: ProjectRun = known ?? {
-        name,
-        target: meta.target ?? settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL ?? "(not set)",
-        kinds:
-          meta.kinds ?? ((process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[]),
-        filtered: meta.filtered ?? false,
-        tests: new Map(),
-        observed: [],
-        remaining: projectSuite.allTests().length,
-        requests: { requests: 0, retried: 0, refused: 0 },
-        coverage: {},
-        answers: new Map(),
+      const meta = (project?.metadata ?? {}) as TargetMetadata & { targets?: Record<string, TargetMetadata> };
+      const runTargets = (project?.use as { runTargets?: RunTarget[] } | undefined)?.runTargets ?? [];
+      // A run of several targets is one project that lists them; its checks name their target
+      // (every-target.spec.ts). Every target has its matrix, also one none of whose checks was selected.
+      const runOf = (name: string) => {
+        // A merge of shards (bawa conformance merge) brings one suite per shard for the same target.
+        let run = this.#targets.find((p) => p.name === name);
+        if (!run) {
+          const of = meta.targets?.[name] ?? meta;
+          const settings = runTargets.find((t) => t.name === name)?.settings ?? {};
+          run = targetRun(name, {
+            target: of.target ?? settings.CONFORMANCE_BASE_URL ?? process.env.CONFORMANCE_BASE_URL ?? "(not set)",
+            kinds:
+              of.kinds ?? ((process.env.CONFORMANCE_KINDS ?? "spec,oauth").split(",").map((k) => k.trim()) as Kind[]),
+            filtered: of.filtered ?? false,
+          });
+          this.#targets.push(run);
+        }
+        return run;
       };
-      if (known) known.remaining += projectSuite.allTests().length;
+      const own = project?.name ?? "target";
+      for (const name of meta.targets ? Object.keys(meta.targets) : [own]) runOf(name);
       for (const test of projectSuite.allTests()) {
+        const run = runOf(targetOfTest(test) ?? own);
+        run.remaining++;
         for (const tag of test.tags) run.tests.set(tag, [...(run.tests.get(tag) ?? []), test]);
       }
-      if (!known) this.#projects.push(run);
     }
-    if (this.#projects.length === 0) {
-      this.#projects.push({
-        name: "target",
-        target: "(not set)",
-        kinds: [],
-        filtered: false,
-        tests: new Map(),
-        observed: [],
-        remaining: 0,
-        requests: { requests: 0, retried: 0, refused: 0 },
-        coverage: {},
-        answers: new Map(),
-      });
-    }
+    if (this.#targets.length === 0)
+      this.#targets.push(targetRun("target", { target: "(not set)", kinds: [], filtered: false }));
     void config;
   }
 
@@ -242,7 +258,8 @@ export default class MatrixReporter implements Reporter {
       ...(reason ? { reason } : {}),
       testId: test.id,
     });
-    const run = this.#projects.find((p) => p.name === test.parent.project()?.name);
+    const name = targetOfTest(test) ?? test.parent.project()?.name;
+    const run = this.#targets.find((p) => p.name === name);
     // This attempt's own counts: a check retried by Playwright sent its requests again.
     const ofAttempt = (result.annotations ?? []).length ? result.annotations : test.annotations;
     for (const a of ofAttempt.filter((a) => a.type === OBSERVED_ANNOTATION)) {
@@ -291,7 +308,7 @@ export default class MatrixReporter implements Reporter {
       ];
       const elapsed = ((Date.now() - this.#startedAt.getTime()) / 1000).toFixed(0);
       console.log(
-        `[${this.#done}/${this.#projects.length}] ${run.name}: ${ids.length ? `failed ${ids.join(", ")}` : "nothing failed"} (${elapsed} s)`,
+        `[${this.#done}/${this.#targets.length}] ${run.name}: ${ids.length ? `failed ${ids.join(", ")}` : "nothing failed"} (${elapsed} s)`,
       );
     }
   }
@@ -306,13 +323,13 @@ export default class MatrixReporter implements Reporter {
       ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
       : undefined;
     // A run of listed targets (CONFORMANCE_TARGETS) writes each under targets/<name>, even one.
-    const several = this.#projects.length > 1 || process.env.CONFORMANCE_TARGETS !== undefined;
+    const several = this.#targets.length > 1 || process.env.CONFORMANCE_TARGETS !== undefined;
     let anyFailed = false;
     const declared = declaredOperations(parse(readFileSync(CONTRACT_FILE(), "utf8")) as object);
     const baselineFile = process.env.CONFORMANCE_BASELINE;
     const failOn = process.env.CONFORMANCE_FAIL_ON === "new" ? "new" : "any";
     const summaries: Summary[] = [];
-    for (const run of this.#projects) {
+    for (const run of this.#targets) {
       const summary = summarize(run, this.#outcomes, {
         filtered: filtered || run.filtered,
         profile,
@@ -341,7 +358,7 @@ export default class MatrixReporter implements Reporter {
       appendObserved(join(this.#outputDir, "junit.xml"), run.name, summary);
     }
     if (process.env.CONFORMANCE_COMPARE === "1" && summaries.length > 1) {
-      const compared = this.#projects.map((run, i) => ({ ...summaries[i]!, name: run.name, answers: run.answers }));
+      const compared = this.#targets.map((run, i) => ({ ...summaries[i]!, name: run.name, answers: run.answers }));
       const side = sideBySide(compared);
       mkdirSync(this.#outputDir, { recursive: true });
       const file = writeSideBySide(this.#outputDir, side, compared);
@@ -423,7 +440,7 @@ export function appendObserved(file: string, target: string, summary: Summary): 
 
 /** The requirements matrix of one target. */
 function summarize(
-  run: ProjectRun,
+  run: TargetRun,
   outcomes: Map<TestCase, CheckOutcome>,
   opts: { filtered: boolean; profile: Profile | undefined; result: FullResult; startedAt: Date; shard: boolean },
 ): Summary {
@@ -570,7 +587,7 @@ function summarize(
  */
 function addObserved(
   rows: MatrixRow[],
-  run: ProjectRun,
+  run: TargetRun,
   outcomes: Map<TestCase, CheckOutcome>,
   profile: Profile | undefined,
 ): void {

@@ -8,7 +8,7 @@
 // last net, then deletes the run's private folder (decision 0023).
 import { rmSync } from "node:fs";
 import type { FullConfig, Reporter, Suite, TestCase, TestError, TestResult, TestStep } from "@playwright/test/reporter";
-import { ownMocks, readSettings } from "./config.ts";
+import { ownMocks, type RunTarget, readSettings } from "./config.ts";
 import { redactTree } from "./redact-files.ts";
 import { RUN_DIR_VARIABLE, RunSecrets } from "./secrets.ts";
 
@@ -33,8 +33,8 @@ export default class RedactionReporter implements Reporter {
 
   onBegin(_config: FullConfig, suite: Suite): void {
     for (const projectSuite of suite.suites) {
-      const use = projectSuite.project()?.use as { targetSettings?: Record<string, string> } | undefined;
-      if (use?.targetSettings) this.#secrets.addSettings(use.targetSettings);
+      const use = projectSuite.project()?.use as { runTargets?: RunTarget[] } | undefined;
+      for (const t of use?.runTargets ?? []) this.#secrets.addSettings(t.settings);
     }
   }
 

@@ -64,6 +64,12 @@ export const NO_BROWSER = `${NOT_VERIFIED}CONFORMANCE_BROWSER=0: this check driv
 /** Tag of a check that creates, changes or deletes customer data (left out of read-only runs). */
 export const WRITES_TAG = "@writes";
 
+/**
+ * Annotation of every check of one target in a run of several (conformance/checks/every-target.spec.ts
+ * registers the checks once per target): the target's name.
+ */
+export const TARGET_ANNOTATION = "target";
+
 /** Tag of a requirement id on a check. */
 export const requirementTag = (id: string) => `@${id}`;
 /** Tag of a check's kind, the one the kind filter selects on. */

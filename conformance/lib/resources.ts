@@ -182,7 +182,7 @@ export function lifecycle(api: Api, t: Target, r: Resource, auth: Record<string,
       }
       if (id !== undefined && r.op.read) {
         const answered = id;
-        await notAddressable(r.name, () =>
+        await notAddressable(api, r.name, () =>
           send(api, "GET", urlOf(t, r.op.read!, answered), { headers: { ...auth, accept: "application/json" } }),
         );
       }

@@ -1,11 +1,21 @@
 // The suite's test function and the fixtures every check can use: the target,
 // the contract, an API client, the target's clock and the configured user's
 // session; `covers` tags a check with the requirements it checks.
-import { type Browser, type BrowserContext, test as base } from "@playwright/test";
+import { type Browser, type BrowserContext, test as base, type TestInfo } from "@playwright/test";
 import { type CompiledContract, SchemaSet, specView } from "../../src/contract/index.ts";
 import { asMonthDayYear } from "../../src/rules/dates.ts";
 import { described } from "../../src/rules/names.ts";
-import { CLIENT_SETTINGS, type Client, type Kind, loadTarget, needs, ownMockOfWorker, type Target } from "./config.ts";
+import {
+  CLIENT_SETTINGS,
+  type Client,
+  type Kind,
+  loadTarget,
+  needs,
+  ownMockOfWorker,
+  type RunTarget,
+  TARGETS_VARIABLE,
+  type Target,
+} from "./config.ts";
 import { infoListUrl } from "./customers.ts";
 import { DATE_FIELDS, describedFields, type Findings, notCheckedBecause, probe } from "./findings.ts";
 import {
@@ -43,6 +53,7 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
+  TARGET_ANNOTATION,
   TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
@@ -83,28 +94,64 @@ export interface Session {
 }
 
 interface WorkerFixtures {
+  /** The targets of this run (one, or several in one project: the fault matrix, side by side). */
+  runTargets: RunTarget[];
   /**
-   * The worker's browser, launched when first asked for: a worker whose checks need none (data
-   * checks with a refresh token, as most of the fault matrix's are) starts no Chromium. In a run
-   * that opens no browser (CONFORMANCE_BROWSER=0) asking for it skips the check, saying so.
+   * The worker's browser, launched when first asked for, and shared by every target the worker
+   * checks: a worker whose checks need none (data checks with a refresh token, as most of the
+   * fault matrix's are) starts no Chromium.
+   */
+  workerBrowser: () => Promise<Browser>;
+  contract: Contract;
+  /** What the worker keeps of each target it checks: made at its first check, let go at the next target's. */
+  targetStates: TargetStates;
+}
+
+interface TestFixtures {
+  // biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type of a fixture that gives no value
+  targetAnswers: void;
+  /** The state of the target this check runs against. */
+  targetState: TargetState;
+  /**
+   * The worker's browser for this check's target. In a run that opens no browser
+   * (CONFORMANCE_BROWSER=0) asking for it skips the check, saying so.
    */
   launchedBrowser: () => Promise<Browser>;
   /**
-   * The browser context the checks of a worker share (unless CONFORMANCE_TRACE=1 asks for traces),
+   * The browser context the checks of a target share (unless CONFORMANCE_TRACE=1 asks for traces),
    * made when first asked for, as the browser is.
    */
   sharedContext: () => Promise<BrowserContext>;
-  /** Settings of this project's target, over the CONFORMANCE_* environment (several targets in one run). */
-  targetSettings: Record<string, string>;
-  /** Requirement ids expected to fail on this target (see RunTarget.expectFailures). */
-  expectedFailures: string[];
   target: Target;
-  contract: Contract;
   api: Api;
   clock: TargetClock;
   session: Session;
   findings: FindingsFixture;
   flows: SharedFlows;
+}
+
+/**
+ * What a worker keeps of one target between its checks: the settings read, the token, the walks
+ * through the screens, the browser context. Made when the target's first check runs.
+ */
+interface TargetState {
+  name: string;
+  target: Target;
+  api: Api;
+  /** Requirement ids expected to fail on this target (see RunTarget.expectFailures). */
+  expectedFailures: readonly string[];
+  launchedBrowser: () => Promise<Browser>;
+  sharedContext: () => Promise<BrowserContext>;
+  clock: () => Promise<TargetClock>;
+  session: Session;
+  findings: FindingsFixture;
+  flows: SharedFlows;
+  /** Closes what the target's checks opened (its browser context). */
+  close(): Promise<void>;
+}
+
+interface TargetStates {
+  of(testInfo: TestInfo): TargetState;
 }
 
 /** Where an authorization through the screens landed, and which screens it went through. */
@@ -135,18 +182,240 @@ export interface FindingsFixture {
   view(value: unknown): Record<string, unknown>;
 }
 
-// biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type of a fixture that gives no value
-export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
-  targetSettings: [{}, { option: true, scope: "worker" }],
-  expectedFailures: [[], { option: true, scope: "worker" }],
-  // The browser, the shared context and the shared flows are functions, not values: a worker
-  // fixture set up for a check that then skips stays failed for the worker, and Playwright would
-  // let every later check that asks for it end "passed" without running it.
-  launchedBrowser: [
-    async ({ playwright, browserName, launchOptions, target }, use) => {
+/** The name of the target a check runs against: its annotation (checks()), or the run's only target. */
+export function targetNameOf(
+  annotations: ReadonlyArray<{ type: string; description?: string }>,
+  runTargets: readonly RunTarget[],
+): string {
+  const named = annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
+  if (named !== undefined) return named;
+  if (runTargets.length === 1) return runTargets[0]!.name;
+  throw new Error(
+    `a check without a ${TARGET_ANNOTATION} annotation in a run of ${runTargets.length} targets: register the checks of a file inside checks(() => ...) (conformance/lib/test.ts)`,
+  );
+}
+
+function makeTargetState(
+  run: RunTarget,
+  { workerBrowser, parallelIndex }: { workerBrowser: () => Promise<Browser>; parallelIndex: number },
+): TargetState {
+  const target = loadTarget({ ...process.env, ...run.settings, ...ownMockOfWorker(parallelIndex) });
+  knowSettings(target.settings);
+  const api = apiFor(target);
+  // The browser, the shared context and the shared flows are functions, not values: one set up
+  // for a check that then skips would stay failed for the target.
+  const launchedBrowser = () => {
+    needBrowser(target);
+    return workerBrowser();
+  };
+  let context: Promise<BrowserContext> | undefined;
+  const sharedContext = () => {
+    needBrowser(target);
+    context ??= launchedBrowser().then(async (browser) => {
+      const made = await browser.newContext();
+      observeBrowser(made, target.baseUrl);
+      return made;
+    });
+    // A context that could not be made is made again for the next check (a launch that failed
+    // stays failed: the next check fails with the same BrowserLaunchError).
+    context.catch(() => (context = undefined));
+    return context;
+  };
+  let clocked: Promise<TargetClock> | undefined;
+  const clock = () => {
+    clocked ??= targetClock(api, target);
+    return clocked;
+  };
+  const session = targetSession(target, api, launchedBrowser, clock);
+  return {
+    name: run.name,
+    target,
+    api,
+    expectedFailures: run.expectFailures ?? [],
+    launchedBrowser,
+    sharedContext,
+    clock,
+    session,
+    findings: targetFindings(target, api, session),
+    flows: sharedFlows(target, api, sharedContext),
+    close: async () => {
+      await context?.then(
+        (made) => made.close(),
+        () => undefined,
+      );
+    },
+  };
+}
+
+/** The target's clock, probed once: whether it has POST /__mock/clock, and how far this worker moved it. */
+async function targetClock(api: Api, target: Target): Promise<TargetClock> {
+  const url = `${target.baseUrl}/__mock/clock`;
+  const headers = target.controlToken ? { "x-bawa-control-token": target.controlToken } : {};
+  const probe = await send(api, "GET", url, { headers }).catch(() => undefined);
+  const available = probe?.status === 200 && typeof jsonOf(probe)?.now === "string";
+  let advanced = 0;
+  return {
+    available,
+    get advanced() {
+      return advanced;
+    },
+    require: () => test.skip(!available, `${NOT_VERIFIED}the target has no GET/POST /__mock/clock to move time`),
+    advance: async (seconds) => {
+      const res = await send(api, "POST", url, {
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ advanceSeconds: seconds }),
+      });
+      if (res.status !== 200) throw new Error(`moving the target's clock failed: ${res.status} ${res.text}`);
+      advanced += seconds;
+    },
+  };
+}
+
+function targetFindings(target: Target, api: Api, session: Session): FindingsFixture {
+  const fields = describedFields(suiteContract().doc);
+  let probed: Promise<Findings> | undefined;
+  const get = () => {
+    // A probe that failed (a check skipped for want of a token) is not kept: the next
+    // check asks again, so its own skip carries the reason.
+    probed ??= session
+      .auth()
+      .then((auth) => probe(api, target, auth, fields))
+      .catch((err: unknown) => {
+        probed = undefined;
+        throw err;
+      });
+    return probed;
+  };
+  return {
+    get,
+    require: async (on) => {
+      const reason = notCheckedBecause(await get(), target, on);
+      test.skip(reason !== undefined, reason);
+    },
+    view: (value) => {
+      const out = described(value, fields, target);
+      for (const f of DATE_FIELDS) if (f in out) out[f] = asMonthDayYear(out[f]);
+      return out;
+    },
+  };
+}
+
+function sharedFlows(target: Target, api: Api, sharedContext: () => Promise<BrowserContext>): SharedFlows {
+  const walk = async (responseType: "code" | "token", state: string): Promise<Landing> => {
+    // A page of its own, not the check's: a check may be using that one when it asks.
+    const context = await sharedContext();
+    const page = await context.newPage();
+    try {
+      await context.clearCookies();
+      const seen = { login: false, permission: false };
+      return { landed: await throughScreens(page, target, { responseType, state, seen }), seen, state };
+    } finally {
+      await page.close();
+    }
+  };
+  // Every flow walks the screens: a run without a browser skips each check that asks, saying so.
+  const once = <T, A extends unknown[] = []>(make: (...args: A) => Promise<T>) => {
+    let made: Promise<T> | undefined;
+    return (...args: A) => {
+      needBrowser(target);
+      made ??= make(...args);
+      return made;
+    };
+  };
+  const code = once(() => walk("code", "eyJyZXR1cm4iOiIvb3JkZXJzP3BhZ2U9MiJ9+/= ~ünïcode"));
+  // The code is read in each check that asks (codeOf skips that check when there is none).
+  const exchanged = once(async (theCode: string) =>
+    tokenRequest(api, target, { grant_type: "authorization_code", code: theCode, ...clientParams(target.client!) }),
+  );
+  const exchange = async () => exchanged(codeOf((await code()).landed));
+  return { code, exchange, implicit: once(() => walk("token", "s/1 2+3 ~é")) };
+}
+
+function targetSession(
+  target: Target,
+  api: Api,
+  launchedBrowser: () => Promise<Browser>,
+  clock: () => Promise<TargetClock>,
+): Session {
+  let current: { token: string; at: number; advanced: number } | undefined;
+  const obtain = async () => {
+    // A check that needs a token but has no settings to get one is not verified, naming them.
+    needClient(target);
+    test.skip(
+      !target.refreshToken && !(target.username && target.password),
+      `${NOT_VERIFIED}needs CONFORMANCE_REFRESH_TOKEN, or CONFORMANCE_USERNAME and CONFORMANCE_PASSWORD: ${WITHOUT_A_TOKEN}`,
+    );
+    // A token the target does not give is the finding of the check of that grant; every
+    // check that only needs one is not checked because of it, not failed as well.
+    const grant = target.refreshToken ? "TOK-REFRESH" : "TOK-CODE-EXCHANGE";
+    let tokens: Awaited<ReturnType<typeof userTokens>> | undefined;
+    let why = "";
+    try {
+      tokens = await userTokens(api, launchedBrowser, target);
+    } catch (err) {
+      // A step that skipped the check already (no code: AUTHZ-CODE-REDIRECT's) named its reason;
+      // a browser that did not start is this machine's failure, not the target's finding.
+      if (test.info().expectedStatus === "skipped" || err instanceof BrowserLaunchError) throw err;
+      why = String((err as Error).message ?? err).split("\n")[0]!;
+    }
+    if (tokens && typeof tokens.access_token !== "string") why = "the token response has no access_token";
+    test.skip(
+      why !== "",
+      `${NOT_CHECKED}${/JSON|Unexpected token/.test(why) ? "TOKEN-FORM-BODY" : grant}: no access token could be obtained (${why.slice(0, 200)})`,
+    );
+    current = { token: tokens!.access_token, at: Date.now(), advanced: (await clock()).advanced };
+    return current.token;
+  };
+  const accessToken = async () => {
+    if (!current) return obtain();
+    const age = (Date.now() - current.at) / 1000 + ((await clock()).advanced - current.advanced);
+    return age > 6000 ? obtain() : current.token;
+  };
+  // Each token is tried once on a data call before checks use it: a token the target
+  // refuses is DATA-BEARER's finding (its check uses the token without this), and the
+  // checks that only need one are not checked because of it. When the token came from the
+  // stored refresh token and one of the code flow works, the refresh grant is the cause:
+  // TOK-REFRESH's finding.
+  const tried = new Map<string, string | undefined>();
+  const refusedBecause = async (headers: Record<string, string>) => {
+    const res = await send(api, "GET", infoListUrl(target), { headers });
+    if (res.status !== 401) return undefined;
+    const refused = `${res.call} refused the access token (401)`;
+    if (target.refreshToken && target.username && target.password) {
+      const viaCode = await codeFlowToken(api, launchedBrowser, target);
+      const again =
+        viaCode === undefined
+          ? undefined
+          : await send(api, "GET", infoListUrl(target), {
+              headers: { ...headers, authorization: `Bearer ${viaCode}` },
+            });
+      if (again && again.status >= 200 && again.status < 300) {
+        return `TOK-REFRESH: ${res.call} refused (401) the access token of the stored refresh token's grant and accepted one of the code flow`;
+      }
+    }
+    return `DATA-BEARER: ${refused}`;
+  };
+  const auth = async () => {
+    const token = await accessToken();
+    const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
+    if (!tried.has(token)) tried.set(token, await refusedBecause(headers));
+    const refused = tried.get(token);
+    test.skip(refused !== undefined, `${NOT_CHECKED}${refused}`);
+    return headers;
+  };
+  return {
+    accessToken,
+    auth,
+    bare: async () => ({ authorization: `Bearer ${await accessToken()}`, accept: "application/json" }),
+  };
+}
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  runTargets: [[], { option: true, scope: "worker" }],
+  workerBrowser: [
+    async ({ playwright, browserName, launchOptions }, use) => {
       let launched: Promise<Browser> | undefined;
       await use(() => {
-        needBrowser(target);
         launched ??= playwright[browserName].launch(launchOptions).catch((err: Error) => {
           throw new BrowserLaunchError(err);
         });
@@ -160,39 +429,51 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     { scope: "worker", timeout: 0 },
   ],
   // Only Playwright's own context fixture (CONFORMANCE_TRACE=1) asks for this one; a check asks for
-  // launchedBrowser, which skips it in a run without a browser where this could only fail it.
-  browser: [
-    async ({ launchedBrowser, target }, use) => {
-      if (!target.browser)
-        throw new Error(
-          "CONFORMANCE_BROWSER=0 opens no browser, and this check asks for one before it starts (CONFORMANCE_TRACE=1, or the browser fixture: a check asks for launchedBrowser)",
-        );
-      await use(await launchedBrowser());
-    },
-    { scope: "worker", timeout: 0 },
-  ],
-  sharedContext: [
-    async ({ launchedBrowser, target }, use) => {
-      let made: Promise<BrowserContext> | undefined;
-      await use(() => {
-        needBrowser(target);
-        made ??= launchedBrowser().then(async (browser) => {
-          const context = await browser.newContext();
-          observeBrowser(context, target.baseUrl);
-          return context;
-        });
-        // A context that could not be made is made again for the next check (a launch that failed
-        // stays failed: the next check fails with the same BrowserLaunchError).
-        made.catch(() => (made = undefined));
-        return made;
-      });
-      await made?.then(
-        (context) => context.close(),
-        () => undefined,
-      );
+  // launchedBrowser, which skips it in a run without a browser (loadTarget refuses a traced run
+  // without one).
+  browser: [async ({ workerBrowser }, use) => use(await workerBrowser()), { scope: "worker", timeout: 0 }],
+  contract: [
+    async ({}, use) => {
+      const compiled = suiteContract();
+      await use({ compiled, spec: new SchemaSet(specView(compiled.doc)), full: compiled.answers });
     },
     { scope: "worker" },
   ],
+  targetStates: [
+    async ({ runTargets, workerBrowser }, use, workerInfo) => {
+      const states = new Map<string, TargetState>();
+      await use({
+        of: (testInfo) => {
+          const name = targetNameOf(testInfo.annotations, runTargets);
+          let state = states.get(name);
+          if (!state) {
+            const run = runTargets.find((t) => t.name === name);
+            if (!run) throw new Error(`a check of target ${name}, which this run does not list`);
+            // A worker checks a target's checks one after the other, then the next target's: what it
+            // kept of the others is let go (a worker that took over a target's rest starts afresh).
+            for (const [other, kept] of states) {
+              states.delete(other);
+              void kept.close();
+            }
+            state = makeTargetState(run, { workerBrowser, parallelIndex: workerInfo.parallelIndex });
+            states.set(name, state);
+          }
+          return state;
+        },
+      });
+      await Promise.all([...states.values()].map((s) => s.close()));
+    },
+    { scope: "worker" },
+  ],
+  targetState: async ({ targetStates }, use, testInfo) => use(targetStates.of(testInfo)),
+  target: async ({ targetState }, use) => use(targetState.target),
+  api: async ({ targetState }, use) => use(targetState.api),
+  clock: async ({ targetState }, use) => use(await targetState.clock()),
+  session: async ({ targetState }, use) => use(targetState.session),
+  findings: async ({ targetState }, use) => use(targetState.findings),
+  flows: async ({ targetState }, use) => use(targetState.flows),
+  launchedBrowser: async ({ targetState }, use) => use(targetState.launchedBrowser),
+  sharedContext: async ({ targetState }, use) => use(targetState.sharedContext),
   // A context per check costs a fifth of a second; checks share one, each starting without
   // cookies, pages or routes, as a new browser would. With CONFORMANCE_TRACE=1 every check gets
   // its own context again, which Playwright traces (the HTML report then holds a trace of failures).
@@ -223,7 +504,8 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
   // so, and every check after it in the run is not run, instead of each waiting out its own
   // timeouts. A check expected to fail is marked so.
   targetAnswers: [
-    async ({ target, api, expectedFailures, contract }, use, testInfo) => {
+    async ({ targetState, contract }, use, testInfo) => {
+      const { target, api, expectedFailures } = targetState;
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
       observeTarget(target.baseUrl, contract.compiled, target.kinds);
       await takeObserved();
@@ -273,190 +555,25 @@ export const test = base.extend<{ targetAnswers: void }, WorkerFixtures>({
     },
     { auto: true },
   ],
-  target: [
-    async ({ targetSettings }, use, workerInfo) => {
-      const target = loadTarget({ ...process.env, ...targetSettings, ...ownMockOfWorker(workerInfo.parallelIndex) });
-      knowSettings(target.settings);
-      await use(target);
-    },
-    { scope: "worker" },
-  ],
-  contract: [
-    async ({}, use) => {
-      const compiled = suiteContract();
-      await use({ compiled, spec: new SchemaSet(specView(compiled.doc)), full: compiled.answers });
-    },
-    { scope: "worker" },
-  ],
-  api: [async ({ target }, use) => use(apiFor(target)), { scope: "worker" }],
-  clock: [
-    async ({ api, target }, use) => {
-      const url = `${target.baseUrl}/__mock/clock`;
-      const headers = target.controlToken ? { "x-bawa-control-token": target.controlToken } : {};
-      const probe = await send(api, "GET", url, { headers }).catch(() => undefined);
-      const available = probe?.status === 200 && typeof jsonOf(probe)?.now === "string";
-      let advanced = 0;
-      await use({
-        available,
-        get advanced() {
-          return advanced;
-        },
-        require: () => test.skip(!available, `${NOT_VERIFIED}the target has no GET/POST /__mock/clock to move time`),
-        advance: async (seconds) => {
-          const res = await send(api, "POST", url, {
-            headers: { ...headers, "content-type": "application/json" },
-            body: JSON.stringify({ advanceSeconds: seconds }),
-          });
-          if (res.status !== 200) throw new Error(`moving the target's clock failed: ${res.status} ${res.text}`);
-          advanced += seconds;
-        },
-      });
-    },
-    { scope: "worker" },
-  ],
-  findings: [
-    async ({ api, target, session, contract }, use) => {
-      const fields = describedFields(contract.compiled.doc);
-      let probed: Promise<Findings> | undefined;
-      const get = () => {
-        // A probe that failed (a check skipped for want of a token) is not kept: the next
-        // check asks again, so its own skip carries the reason.
-        probed ??= session
-          .auth()
-          .then((auth) => probe(api, target, auth, fields))
-          .catch((err: unknown) => {
-            probed = undefined;
-            throw err;
-          });
-        return probed;
-      };
-      await use({
-        get,
-        require: async (on) => {
-          const reason = notCheckedBecause(await get(), target, on);
-          test.skip(reason !== undefined, reason);
-        },
-        view: (value) => {
-          const out = described(value, fields, target);
-          for (const f of DATE_FIELDS) if (f in out) out[f] = asMonthDayYear(out[f]);
-          return out;
-        },
-      });
-    },
-    { scope: "worker" },
-  ],
-  flows: [
-    async ({ target, api, sharedContext }, use) => {
-      const walk = async (responseType: "code" | "token", state: string): Promise<Landing> => {
-        // A page of its own, not the check's: a check may be using that one when it asks.
-        const context = await sharedContext();
-        const page = await context.newPage();
-        try {
-          await context.clearCookies();
-          const seen = { login: false, permission: false };
-          return { landed: await throughScreens(page, target, { responseType, state, seen }), seen, state };
-        } finally {
-          await page.close();
-        }
-      };
-      // Every flow walks the screens: a run without a browser skips each check that asks, saying so.
-      const once = <T, A extends unknown[] = []>(make: (...args: A) => Promise<T>) => {
-        let made: Promise<T> | undefined;
-        return (...args: A) => {
-          needBrowser(target);
-          made ??= make(...args);
-          return made;
-        };
-      };
-      const code = once(() => walk("code", "eyJyZXR1cm4iOiIvb3JkZXJzP3BhZ2U9MiJ9+/= ~ünïcode"));
-      // The code is read in each check that asks (codeOf skips that check when there is none).
-      const exchanged = once(async (theCode: string) =>
-        tokenRequest(api, target, { grant_type: "authorization_code", code: theCode, ...clientParams(target.client!) }),
-      );
-      const exchange = async () => exchanged(codeOf((await code()).landed));
-      await use({ code, exchange, implicit: once(() => walk("token", "s/1 2+3 ~é")) });
-    },
-    { scope: "worker" },
-  ],
-  session: [
-    async ({ target, api, launchedBrowser, clock }, use) => {
-      let current: { token: string; at: number; advanced: number } | undefined;
-      const obtain = async () => {
-        // A check that needs a token but has no settings to get one is not verified, naming them.
-        needClient(target);
-        test.skip(
-          !target.refreshToken && !(target.username && target.password),
-          `${NOT_VERIFIED}needs CONFORMANCE_REFRESH_TOKEN, or CONFORMANCE_USERNAME and CONFORMANCE_PASSWORD: ${WITHOUT_A_TOKEN}`,
-        );
-        // A token the target does not give is the finding of the check of that grant; every
-        // check that only needs one is not checked because of it, not failed as well.
-        const grant = target.refreshToken ? "TOK-REFRESH" : "TOK-CODE-EXCHANGE";
-        let tokens: Awaited<ReturnType<typeof userTokens>> | undefined;
-        let why = "";
-        try {
-          tokens = await userTokens(api, launchedBrowser, target);
-        } catch (err) {
-          // A step that skipped the check already (no code: AUTHZ-CODE-REDIRECT's) named its reason;
-          // a browser that did not start is this machine's failure, not the target's finding.
-          if (test.info().expectedStatus === "skipped" || err instanceof BrowserLaunchError) throw err;
-          why = String((err as Error).message ?? err).split("\n")[0]!;
-        }
-        if (tokens && typeof tokens.access_token !== "string") why = "the token response has no access_token";
-        test.skip(
-          why !== "",
-          `${NOT_CHECKED}${/JSON|Unexpected token/.test(why) ? "TOKEN-FORM-BODY" : grant}: no access token could be obtained (${why.slice(0, 200)})`,
-        );
-        current = { token: tokens!.access_token, at: Date.now(), advanced: clock.advanced };
-        return current.token;
-      };
-      const accessToken = async () => {
-        if (!current) return obtain();
-        const age = (Date.now() - current.at) / 1000 + (clock.advanced - current.advanced);
-        return age > 6000 ? obtain() : current.token;
-      };
-      // Each token is tried once on a data call before checks use it: a token the target
-      // refuses is DATA-BEARER's finding (its check uses the token without this), and the
-      // checks that only need one are not checked because of it. When the token came from the
-      // stored refresh token and one of the code flow works, the refresh grant is the cause:
-      // TOK-REFRESH's finding.
-      const tried = new Map<string, string | undefined>();
-      const refusedBecause = async (headers: Record<string, string>) => {
-        const res = await send(api, "GET", infoListUrl(target), { headers });
-        if (res.status !== 401) return undefined;
-        const refused = `${res.call} refused the access token (401)`;
-        if (target.refreshToken && target.username && target.password) {
-          const viaCode = await codeFlowToken(api, launchedBrowser, target);
-          const again =
-            viaCode === undefined
-              ? undefined
-              : await send(api, "GET", infoListUrl(target), {
-                  headers: { ...headers, authorization: `Bearer ${viaCode}` },
-                });
-          if (again && again.status >= 200 && again.status < 300) {
-            return `TOK-REFRESH: ${res.call} refused (401) the access token of the stored refresh token's grant and accepted one of the code flow`;
-          }
-        }
-        return `DATA-BEARER: ${refused}`;
-      };
-      const auth = async () => {
-        const token = await accessToken();
-        const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
-        if (!tried.has(token)) tried.set(token, await refusedBecause(headers));
-        const refused = tried.get(token);
-        test.skip(refused !== undefined, `${NOT_CHECKED}${refused}`);
-        return headers;
-      };
-      await use({
-        accessToken,
-        auth,
-        bare: async () => ({ authorization: `Bearer ${await accessToken()}`, accept: "application/json" }),
-      });
-    },
-    { scope: "worker" },
-  ],
 });
 
 export const expect = test.expect;
+
+const registrations: Array<() => void> = [];
+
+/**
+ * A check file's checks: `checks(() => { test(...); ... })`. In a run of one target they are
+ * registered at once; in a run of several (CONFORMANCE_TARGETS), once per target by
+ * checks/every-target.spec.ts, inside that target's group. What the checks of a file keep between
+ * them belongs inside the function, so each target has its own.
+ */
+export function checks(register: () => void): void {
+  if (process.env[TARGETS_VARIABLE] === undefined) register();
+  else registrations.push(register);
+}
+
+/** The check files' registrations a run of several targets repeats per target (checks()). */
+export const registeredChecks = (): ReadonlyArray<() => void> => registrations;
 
 /**
  * The call succeeded: 200. Another 2xx is ERR-200's finding, reported once by its own check;

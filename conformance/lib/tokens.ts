@@ -106,20 +106,22 @@ export function expectTokenError(res: Reply, expected: TokenError, what = res.ca
 }
 
 // A browser context costs a fifth of a second to make; the code flows of a worker share one and
-// its page, their cookies cleared first, so each flow starts as a new browser would.
-const flowContexts = new WeakMap<Browser, Promise<BrowserContext>>();
+// its page, their cookies cleared first, so each flow starts as a new browser would. A worker that
+// checks several targets one after the other (decision 0031) observes each target's answers there.
+const flowContexts = new WeakMap<Browser, { context: Promise<BrowserContext>; observed: Set<string> }>();
 
 /** Through the screens for a code, in a fresh page without cookies: where the browser landed. */
 async function codeRedirect(browser: Browser, t: Target, client: Client): Promise<URL> {
-  let context = flowContexts.get(browser);
-  if (!context) {
-    context = browser.newContext().then((made) => {
-      observeBrowser(made, t.baseUrl);
-      return made;
-    });
-    flowContexts.set(browser, context);
+  let flows = flowContexts.get(browser);
+  if (!flows) {
+    flows = { context: browser.newContext(), observed: new Set() };
+    flowContexts.set(browser, flows);
   }
-  const ctx = await context;
+  const ctx = await flows.context;
+  if (!flows.observed.has(t.baseUrl)) {
+    flows.observed.add(t.baseUrl);
+    observeBrowser(ctx, t.baseUrl);
+  }
   await ctx.clearCookies();
   return throughScreens(await keptPage(ctx), t, { client, responseType: "code", state: "conformance" });
 }

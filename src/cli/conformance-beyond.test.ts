@@ -223,6 +223,9 @@ describe("two targets side by side", () => {
             "ERR-1-PATH|CUST-CREATE-ID|CUST-DATES|SVC-METHODS|TOKEN-RESPONSE|TOK-REFRESH",
             "--output",
             "side",
+            // One worker for both: it takes the second target's checks after the first's (decision 0031).
+            "--workers",
+            "1",
           ],
           shared,
         ),
@@ -260,6 +263,29 @@ describe("two targets side by side", () => {
     expect(run.out).toMatch(/≠ ERR-1-PATH: test passed, prod failed/);
     for (const name of ["test", "prod"])
       expect(readFileSync(join(h.dir, "side/targets", name, "summary.json"), "utf8")).toContain('"requirements"');
+  });
+
+  it("runs each target's checks in order on one worker, which then takes the next target", () => {
+    type Spec = { title: string; tests: Array<{ results: Array<{ workerIndex: number; startTime: string }> }> };
+    type Group = { title: string; suites?: Group[]; specs?: Spec[] };
+    const report = JSON.parse(readFileSync(join(h.dir, "side/results.json"), "utf8")) as { suites: Group[] };
+    const ran: Array<{ target: string; worker: number; at: number }> = [];
+    const walk = (group: Group, target: string) => {
+      const of = /^\[target (.+)\]$/.exec(group.title)?.[1] ?? target;
+      for (const spec of group.specs ?? [])
+        for (const t of spec.tests)
+          for (const r of t.results) ran.push({ target: of, worker: r.workerIndex, at: Date.parse(r.startTime) });
+      for (const inner of group.suites ?? []) walk(inner, of);
+    };
+    for (const group of report.suites) walk(group, "");
+    ran.sort((a, b) => a.at - b.at);
+    const order = ran.map((r) => r.target);
+    // Every check of test, then every check of prod: a target's checks are one group.
+    expect(order.length, run.out).toBeGreaterThan(4);
+    expect(order).toEqual([...order.filter((t) => t === "test"), ...order.filter((t) => t === "prod")]);
+    // The worker that ran test's last check ran prod's first (prod's failed check then ends it).
+    const first = order.indexOf("prod");
+    expect(ran[first]!.worker).toBe(ran[first - 1]!.worker);
   });
 
   it.each([

@@ -270,7 +270,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       // The own mocks' refresh tokens, one per worker (the first is the run's own setting).
       for (const mock of ownMocks(env)) secrets.addSettings(mock);
       if (named.length > 0) {
-        // A run of listed targets: one Playwright project each (conformance/playwright.config.ts).
+        // A run of listed targets: each a group of its own (conformance/playwright.config.ts).
         const file = join(runDir, "targets.json");
         writeFileSync(file, JSON.stringify(named), { mode: 0o600 });
         env.CONFORMANCE_TARGETS = file;

@@ -2,13 +2,14 @@
 // there. Every fault switch of the mock must be caught (the requirements it
 // breaks reported failed); every behaviour of the real service family the
 // suite must tolerate must end as its definition says (a pass, or exactly the
-// one finding). One mock per case, all checked in a single run of the suite,
-// one Playwright project (and worker) per mock, as many at once as the
-// machine has cores.
+// one finding). One mock per case, all checked in a single run of the suite:
+// each case a target of its own, its checks one group that one worker runs in
+// order, as many workers as the machine has cores, each taking case after
+// case (decision 0031).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { RunTarget } from "../../conformance/playwright.config.ts";
+import type { RunTarget } from "../../conformance/lib/config.ts";
 import { type CompiledContract, compileContract } from "../contract/index.ts";
 import { changesDataAnswersOnly, type Switch } from "../mock/core/scenarios.ts";
 import { FAULTS, switchesNamed, TOLERATED } from "../mock/faults/index.ts";
@@ -19,7 +20,7 @@ import { type Command, contractPath, UsageError } from "./options.ts";
 
 /** One run of the suite against the mock with some switches on. */
 export interface Case {
-  /** The project's name: the switches, and the settings' number of a behaviour run more than once. */
+  /** The target's name: the switches, and the settings' number of a behaviour run more than once. */
   name: string;
   switches: Switch[];
   settings: Record<string, string>;
