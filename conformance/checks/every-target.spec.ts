@@ -16,7 +16,12 @@ const self = fileURLToPath(import.meta.url);
 for (const file of readdirSync(dirname(self))
   .filter((f) => f.endsWith(`.spec${extname(self)}`) && f !== basename(self))
   .sort()) {
+  const before = registeredChecks().length;
   await import(`./${file}`);
+  // A file that registers at once would put its checks outside every target's group, where no
+  // target's selection finds them: they would go unchecked without a word.
+  if (registeredChecks().length === before)
+    throw new Error(`${file} registers no checks through checks(() => ...) (conformance/lib/test.ts)`);
 }
 
 // Targets' groups run side by side, each on one worker; inside a group, the checks in order.
