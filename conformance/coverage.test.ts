@@ -6,8 +6,8 @@ import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { PROJECT_ROOT } from "../src/paths.ts";
-import { ConfigError, loadTarget, needs } from "./lib/config.ts";
-import { requirements } from "./lib/requirements.ts";
+import { ConfigError, loadTarget, needs, type RunTarget, targetNameOf } from "./lib/config.ts";
+import { requirements, TARGET_ANNOTATION } from "./lib/requirements.ts";
 
 const run = promisify(execFile);
 
@@ -74,6 +74,18 @@ describe("the conformance suite", () => {
 });
 
 describe("the target configuration", () => {
+  it("gives a check the target its group names, or the run's only one; without a name among several, fails naming checks()", () => {
+    const two: RunTarget[] = [
+      { name: "test", settings: {} },
+      { name: "prod", settings: {} },
+    ];
+    expect(targetNameOf([{ type: "skip" }, { type: TARGET_ANNOTATION, description: "prod" }], two)).toBe("prod");
+    expect(targetNameOf([], [two[0]!])).toBe("test");
+    expect(() => targetNameOf([{ type: "skip" }], two)).toThrow(
+      /without a target annotation in a run of 2 targets: register the checks of a file inside checks\(/,
+    );
+  });
+
   const base = { CONFORMANCE_BASE_URL: "https://test.example.invalid/" };
 
   it("reads the documented variables with their defaults", () => {

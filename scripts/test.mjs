@@ -25,10 +25,7 @@ const PLAN = [
   { lanes: [["ensure-browser"], ["build"]], gate: true },
   { lanes: [["lint"], ["lint:spec"], ["check:types"], ["typecheck"]] },
   {
-    lanes: [
-      ["test:unit"],
-      ["conformance", "conformance:proxy", "faults", "test:package", "conformance:prism"],
-    ],
+    lanes: [["test:unit"], ["conformance", "conformance:proxy", "faults", "test:package", "conformance:prism"]],
   },
 ];
 

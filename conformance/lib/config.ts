@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import type { Operation } from "../../src/contract/index.ts";
+import { annotatedTarget, TARGET_ANNOTATION } from "./requirements.ts";
 
 export type Kind = "spec" | "oauth" | "assumption";
 export const KINDS: readonly Kind[] = ["spec", "oauth", "assumption"];
@@ -38,6 +39,19 @@ export function listedTargets(env: NodeJS.ProcessEnv = process.env): RunTarget[]
  * part of each of its checks' title path, which is how a project's grep finds that target's checks.
  */
 export const targetTitle = (name: string) => `[target ${name}]`;
+
+/** The name of the target a check runs against: its annotation (checks()), or the run's only target. */
+export function targetNameOf(
+  annotations: ReadonlyArray<{ type: string; description?: string }>,
+  runTargets: readonly RunTarget[],
+): string {
+  const named = annotatedTarget(annotations);
+  if (named !== undefined) return named;
+  if (runTargets.length === 1) return runTargets[0]!.name;
+  throw new Error(
+    `a check without a ${TARGET_ANNOTATION} annotation in a run of ${runTargets.length} targets: register the checks of a file inside checks(() => ...) (conformance/lib/test.ts)`,
+  );
+}
 
 export interface Client {
   clientId: string;

@@ -31,6 +31,7 @@ import {
   observedText,
 } from "./observed.ts";
 import {
+  annotatedTarget,
   NOT_APPLICABLE,
   NOT_CHECKED,
   NOT_SELECTED,
@@ -40,7 +41,6 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
-  TARGET_ANNOTATION,
   TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
@@ -153,10 +153,6 @@ interface TargetMetadata {
   target?: string;
 }
 
-/** The target a check ran against in a run of several targets (its group's annotation). */
-const targetOfTest = (test: Pick<TestCase, "annotations">) =>
-  test.annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
-
 /** The tests of one target by requirement tag, and how its matrix is judged. */
 interface TargetRun {
   name: string;
@@ -229,7 +225,7 @@ export default class MatrixReporter implements Reporter {
       const own = project?.name ?? "target";
       for (const name of meta.targets ? Object.keys(meta.targets) : [own]) runOf(name);
       for (const test of projectSuite.allTests()) {
-        const run = runOf(targetOfTest(test) ?? own);
+        const run = runOf(annotatedTarget(test.annotations) ?? own);
         run.remaining++;
         for (const tag of test.tags) run.tests.set(tag, [...(run.tests.get(tag) ?? []), test]);
       }
@@ -258,7 +254,7 @@ export default class MatrixReporter implements Reporter {
       ...(reason ? { reason } : {}),
       testId: test.id,
     });
-    const name = targetOfTest(test) ?? test.parent.project()?.name;
+    const name = annotatedTarget(test.annotations) ?? test.parent.project()?.name;
     const run = this.#targets.find((p) => p.name === name);
     // This attempt's own counts: a check retried by Playwright sent its requests again.
     const ofAttempt = (result.annotations ?? []).length ? result.annotations : test.annotations;

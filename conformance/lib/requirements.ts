@@ -70,6 +70,10 @@ export const WRITES_TAG = "@writes";
  */
 export const TARGET_ANNOTATION = "target";
 
+/** The target a check's annotations name (a run of several targets), if any. */
+export const annotatedTarget = (annotations: ReadonlyArray<{ type: string; description?: string }>) =>
+  annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
+
 /** Tag of a requirement id on a check. */
 export const requirementTag = (id: string) => `@${id}`;
 /** Tag of a check's kind, the one the kind filter selects on. */

@@ -15,6 +15,7 @@ import {
   type RunTarget,
   TARGETS_VARIABLE,
   type Target,
+  targetNameOf,
 } from "./config.ts";
 import { infoListUrl } from "./customers.ts";
 import { DATE_FIELDS, describedFields, type Findings, notCheckedBecause, probe } from "./findings.ts";
@@ -53,7 +54,6 @@ import {
   requirements,
   requirementTag,
   SUBJECT_ANNOTATION,
-  TARGET_ANNOTATION,
   TARGET_DOWN,
   WITHOUT_A_TOKEN,
   WRITES_TAG,
@@ -180,19 +180,6 @@ export interface FindingsFixture {
   require(on: { names?: boolean; dates?: boolean }): Promise<void>;
   /** The described fields of an answer under their table names, dates as month/day/year where accepted. */
   view(value: unknown): Record<string, unknown>;
-}
-
-/** The name of the target a check runs against: its annotation (checks()), or the run's only target. */
-export function targetNameOf(
-  annotations: ReadonlyArray<{ type: string; description?: string }>,
-  runTargets: readonly RunTarget[],
-): string {
-  const named = annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
-  if (named !== undefined) return named;
-  if (runTargets.length === 1) return runTargets[0]!.name;
-  throw new Error(
-    `a check without a ${TARGET_ANNOTATION} annotation in a run of ${runTargets.length} targets: register the checks of a file inside checks(() => ...) (conformance/lib/test.ts)`,
-  );
 }
 
 function makeTargetState(
