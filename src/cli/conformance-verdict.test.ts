@@ -4,9 +4,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../browser.ts";
+import { releaseBrowser, testBrowser } from "../browser-testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { conformanceHarness } from "./conformance-testing.ts";
 
@@ -98,7 +97,7 @@ describe("the verdict of bawa conformance", () => {
       await turn(false);
     }
     expect(run.code, run.out).toBe(1);
-    const browser = await chromium.launch(chromiumLaunchOptions());
+    const browser = await testBrowser();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(pathToFileURL(join(h.dir, "failed-run/matrix.html")).href);
@@ -124,7 +123,7 @@ describe("the verdict of bawa conformance", () => {
       expect(layout.failures.join("\n")).toMatch(/OAUTH-NO-STORE/);
       expect(layout.failures.join("\n")).toMatch(/CUST-FIELDS/);
     } finally {
-      await browser.close();
+      await releaseBrowser(browser);
     }
   }, 180_000);
 });

@@ -9,9 +9,9 @@ import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../browser.ts";
+import { releaseBrowser, testBrowser } from "../browser-testing.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
 import { DEMO_APP, SCOPE, SEED } from "../mock/testing.ts";
@@ -29,7 +29,7 @@ beforeAll(async () => {
   mock = buildMock();
   server = await listen(mock, { host: "127.0.0.1", port: 0 });
   proxy = await startProxy({ target: server.url, host: "127.0.0.1", port: 0, contract: mock.ctx.contract });
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
   // The seed's redirect URI is http://localhost:5173/callback; where 5173 is taken, another port is registered.
   app = await serveApp(5173).catch(() => serveApp(0));
   if (app.origin !== "http://localhost:5173")
@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   app?.close();
-  await browser?.close();
+  await releaseBrowser(browser);
   await proxy?.close();
   await server?.close();
 });

@@ -7,9 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../browser.ts";
+import { releaseBrowser, testBrowser } from "../browser-testing.ts";
 import { compileContract } from "../contract/index.ts";
 import { type RunningProxy, startProxy } from "./node.ts";
 import { serveOnLoopback } from "./testing.ts";
@@ -120,10 +120,10 @@ window.exchange = async () => {
 </script>`),
   );
   appOrigin = await serveOnLoopback(app);
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await proxy?.close();
   app?.close();
   target?.close();

@@ -3,9 +3,9 @@
 // the clock past a token's lifetime, reset. Screenshots land in reports/dashboard/.
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../../browser.ts";
+import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { PROJECT_ROOT } from "../../paths.ts";
 import { buildMock } from "../index.ts";
 import { backgroundTokens } from "../node/client.ts";
@@ -21,11 +21,11 @@ beforeAll(async () => {
   const mock = buildMock();
   token = codeFlowTokens(mock).access_token;
   server = await listen(mock, { host: "127.0.0.1", port: 0 });
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
   mkdirSync(SHOTS, { recursive: true });
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.close();
 });
 

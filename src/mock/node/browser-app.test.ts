@@ -5,9 +5,9 @@
 // page on an origin that is not allowed is refused by the browser itself.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../../browser.ts";
+import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { buildMock } from "../index.ts";
 import { DEMO_APP, SCOPE, SEED } from "../testing.ts";
 import { type Listening, listen } from "./listen.ts";
@@ -19,7 +19,7 @@ let app: Awaited<ReturnType<typeof serveApp>>;
 beforeAll(async () => {
   const mock = buildMock();
   server = await listen(mock, { host: "127.0.0.1", port: 0 });
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
   // The seed's registered redirect URI is http://localhost:5173/callback, so that origin may call by
   // default. Where 5173 is taken (a developer's Vite), another port is registered in its place.
   app = await serveApp(5173).catch(() => serveApp(0));
@@ -28,7 +28,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   app?.close();
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.close();
 });
 

@@ -3,11 +3,11 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTarget } from "../../../conformance/lib/config.ts";
 import { throughScreens as suiteThroughScreens } from "../../../conformance/lib/screens.ts";
-import { chromiumLaunchOptions } from "../../browser.ts";
+import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { ownMockSettings } from "../../cli/conformance.ts";
 import { buildMock } from "../index.ts";
 import { DEMO_APP, SCOPE } from "../testing.ts";
@@ -18,10 +18,10 @@ let browser: Browser;
 
 beforeAll(async () => {
   server = await listen(buildMock(), { host: "127.0.0.1", port: 0 });
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.close();
 });
 

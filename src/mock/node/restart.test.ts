@@ -5,21 +5,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTarget } from "../../../conformance/lib/config.ts";
 import { throughScreens } from "../../../conformance/lib/screens.ts";
-import { chromiumLaunchOptions } from "../../browser.ts";
+import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { ownMockSettings } from "../../cli/conformance.ts";
 import { SCOPE, spawnMock } from "../testing.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bawa-restart-"));
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   rmSync(dir, { recursive: true, force: true });
 });
 

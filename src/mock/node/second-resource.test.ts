@@ -7,10 +7,10 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCopy } from "../../../scripts/copy-resource.mjs";
-import { chromiumLaunchOptions } from "../../browser.ts";
+import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { ownMockSettings } from "../../cli/conformance.ts";
 import { CONTRACT_PATH, compileContract } from "../../contract/index.ts";
 import { PROJECT_ROOT } from "../../paths.ts";
@@ -23,10 +23,10 @@ const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "o
 const dataDir = join(dir, "data");
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   rmSync(dir, { recursive: true, force: true });
 });
 

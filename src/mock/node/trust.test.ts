@@ -5,9 +5,9 @@
 // per source count the real source.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumLaunchOptions } from "../../browser.ts";
+import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { MAX_PENDING_AUTHORIZATIONS_PER_SOURCE } from "../core/limits.ts";
 import { type BawaMock, buildMock } from "../index.ts";
 import { call, DEMO_APP, portalPostHttp, SCOPE } from "../testing.ts";
@@ -25,10 +25,10 @@ beforeAll(async () => {
   site = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<p>a page</p>"));
   await new Promise<void>((done) => site.listen(0, "127.0.0.1", done));
   origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  browser = await chromium.launch(chromiumLaunchOptions());
+  browser = await testBrowser();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   site?.close();
   await server?.close();
 });
