@@ -333,8 +333,8 @@ export function notCreated(reply: Reply, rule: string): void {
 }
 
 // Per worker (a worker is a process): whether the ids POST answers address their objects, by target
-// (a worker may check several, decision 0031) and resource.
-const addresses = new Map<string, Promise<number>>();
+// (its Api, made once per target and worker: a worker may check several, decision 0031) and resource.
+const addresses = new WeakMap<Pick<Api, "baseUrl">, Map<string, Promise<number>>>();
 
 /**
  * A check that creates an object to work on it needs the id POST answered to address it; one
@@ -347,11 +347,15 @@ export async function notAddressable(
   resource: string,
   read: () => Promise<Reply>,
 ): Promise<void> {
-  const key = `${api.baseUrl} ${resource}`;
-  let status = addresses.get(key);
+  let ofTarget = addresses.get(api);
+  if (!ofTarget) {
+    ofTarget = new Map();
+    addresses.set(api, ofTarget);
+  }
+  let status = ofTarget.get(resource);
   if (!status) {
     status = read().then((r) => r.status);
-    addresses.set(key, status);
+    ofTarget.set(resource, status);
   }
   const answered = await status;
   test.skip(

@@ -41,12 +41,16 @@ let shapes: AnswerShape[] = [];
 // Browser answers are read asynchronously (their bodies); they are judged in the order they came.
 let browser: Promise<void> = Promise.resolve();
 
-/** The judge of this target, made once per worker with the run's contract and kinds; it judges from now on. */
-export function observeTarget(baseUrl: string, contract: CompiledContract, kinds: Iterable<Kind>): Judge {
-  let judge = judges.get(baseUrl);
+/**
+ * The judge of this target, made once per worker with the run's contract and the target's kinds;
+ * it judges from now on. `target` names it: two targets of a run may share an address (another
+ * version, database or kinds) and one worker may check both, each with a judge of its own.
+ */
+export function observeTarget(target: string, contract: CompiledContract, kinds: Iterable<Kind>): Judge {
+  let judge = judges.get(target);
   if (!judge) {
     judge = new Judge(contract, { kinds: [...kinds] });
-    judges.set(baseUrl, judge);
+    judges.set(target, judge);
   }
   current = judge;
   return judge;

@@ -99,13 +99,17 @@ interface WorkerFixtures {
   /**
    * The worker's browser, launched when first asked for, and shared by every target the worker
    * checks: a worker whose checks need none (data checks with a refresh token, as most of the
-   * fault matrix's are) starts no Chromium.
+   * fault matrix's are) starts no Chromium. A launch that failed stays failed for the target's
+   * checks (each fails with the same BrowserLaunchError); `renew()`, at the next target, launches
+   * again after a failed launch or a browser that went away.
    */
-  workerBrowser: () => Promise<Browser>;
+  workerBrowser: WorkerBrowser;
   contract: Contract;
   /** What the worker keeps of each target it checks: made at its first check, let go at the next target's. */
   targetStates: TargetStates;
 }
+
+type WorkerBrowser = (() => Promise<Browser>) & { renew(): void };
 
 interface TestFixtures {
   // biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type of a fixture that gives no value
@@ -402,12 +406,31 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   workerBrowser: [
     async ({ playwright, browserName, launchOptions }, use) => {
       let launched: Promise<Browser> | undefined;
-      await use(() => {
-        launched ??= playwright[browserName].launch(launchOptions).catch((err: Error) => {
-          throw new BrowserLaunchError(err);
-        });
-        return launched;
-      });
+      let usable = true;
+      await use(
+        Object.assign(
+          () => {
+            launched ??= playwright[browserName].launch(launchOptions).then(
+              (browser) => {
+                browser.on("disconnected", () => (usable = false));
+                return browser;
+              },
+              (err: Error) => {
+                usable = false;
+                throw new BrowserLaunchError(err);
+              },
+            );
+            return launched;
+          },
+          {
+            renew: () => {
+              if (usable) return;
+              launched = undefined;
+              usable = true;
+            },
+          },
+        ),
+      );
       await launched?.then(
         (browser) => browser.close(),
         () => undefined,
@@ -440,8 +463,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
             // kept of the others is let go (a worker that took over a target's rest starts afresh).
             for (const [other, kept] of states) {
               states.delete(other);
-              void kept.close();
+              void kept.close().catch(() => undefined);
             }
+            workerBrowser.renew();
             state = makeTargetState(run, { workerBrowser, parallelIndex: workerInfo.parallelIndex });
             states.set(name, state);
           }
@@ -494,7 +518,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ targetState, contract }, use, testInfo) => {
       const { target, api, expectedFailures } = targetState;
       if (testInfo.tags.some((tag) => expectedFailures.includes(tag.slice(1)))) testInfo.fail();
-      observeTarget(target.baseUrl, contract.compiled, target.kinds);
+      observeTarget(targetState.name, contract.compiled, target.kinds);
       await takeObserved();
       await takeCoverage();
       await takeShapes();

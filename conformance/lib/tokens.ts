@@ -118,8 +118,10 @@ async function codeRedirect(browser: Browser, t: Target, client: Client): Promis
     flowContexts.set(browser, flows);
   }
   const ctx = await flows.context;
-  if (!flows.observed.has(t.baseUrl)) {
-    flows.observed.add(t.baseUrl);
+  // observeBrowser judges every answer of an origin: one listener per origin, whatever the path.
+  const origin = new URL(t.baseUrl).origin;
+  if (!flows.observed.has(origin)) {
+    flows.observed.add(origin);
     observeBrowser(ctx, t.baseUrl);
   }
   await ctx.clearCookies();
