@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import { parse } from "yaml";
 import { chromiumLaunchOptions } from "../src/browser.ts";
+import { escapeRegExp } from "../src/rules/redact.ts";
 import {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   KINDS,
@@ -57,15 +58,13 @@ const kindsOf = (t: RunTarget) =>
     .map((k) => k.trim())
     .filter((k): k is Kind => KINDS.includes(k as Kind));
 
-const escaped = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
-
 /**
  * A test is selected when it has one of the kinds' tags and, if given, one of the requirements'
  * tags; in a run of several targets, each target's selection is of its own group's checks.
  */
 const selection = (t: RunTarget, { grouped }: { grouped: boolean }) => {
-  const tags = (list: string[]) => `(?:${list.map(escaped).join("|")})(?:\\s|$)`;
-  const group = grouped ? `(?=.*${escaped(targetTitle(t.name))} )` : "";
+  const tags = (list: string[]) => `(?:${list.map(escapeRegExp).join("|")})(?:\\s|$)`;
+  const group = grouped ? `(?=.*${escapeRegExp(targetTitle(t.name))} )` : "";
   const kinds = `(?=.*${tags(kindsOf(t).map(kindTag))})`;
   const ids = t.requirements ? `(?=.*${tags(t.requirements.map((id) => `@${id}`))})` : "";
   return `${group}${kinds}${ids}`;
@@ -94,7 +93,7 @@ export default defineConfig<object, { runTargets: RunTarget[] }>({
           // A check outside every target's group (registered at once, not through checks()) is
           // selected too: it fails, naming checks(), instead of going unchecked without a word.
           grep: new RegExp(
-            `^(?:${targets.map((t) => selection(t, { grouped: true })).join("|")}|(?!.*${escaped(TARGET_TITLE)}))`,
+            `^(?:${targets.map((t) => selection(t, { grouped: true })).join("|")}|(?!.*${escapeRegExp(TARGET_TITLE)}))`,
             "s",
           ),
           use: { runTargets: targets },

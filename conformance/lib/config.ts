@@ -34,13 +34,14 @@ export function listedTargets(env: NodeJS.ProcessEnv = process.env): RunTarget[]
   return file === undefined ? undefined : (JSON.parse(readFileSync(file, "utf8")) as RunTarget[]);
 }
 
+/** How every target's group title begins. */
+export const TARGET_TITLE = "[target ";
+
 /**
  * The title of a target's group in a run of several (conformance/checks/every-target.spec.ts):
  * part of each of its checks' title path, which is how a project's grep finds that target's checks.
  */
 export const targetTitle = (name: string) => `${TARGET_TITLE}${name}]`;
-/** How every target's group title begins. */
-export const TARGET_TITLE = "[target ";
 
 /** The name of the target a check runs against: its annotation (checks()), or the run's only target. */
 export function targetNameOf(

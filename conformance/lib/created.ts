@@ -5,14 +5,14 @@
 // loads no test runner, since `bawa conformance cleanup` runs without one.
 import { randomBytes } from "node:crypto";
 import type { Collection, OpenApiDocument, Operation, ResourceModel } from "../../src/contract/index.ts";
+import { escapeRegExp } from "../../src/rules/redact.ts";
 
 /** A name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find what a run left. */
 export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
   `${prefix} ${randomBytes(4).toString("hex")}`;
 
 /** The names uniqueName gives with `prefix`, and nothing else. */
-export const leftBehind = (prefix: string): RegExp =>
-  new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} [0-9a-f]{8}$`);
+export const leftBehind = (prefix: string): RegExp => new RegExp(`^${escapeRegExp(prefix)} [0-9a-f]{8}$`);
 
 /** The longest name uniqueName gives with the default prefix: a property shorter than this can not carry it. */
 const NAME_LENGTH = uniqueName("Conformance").length;

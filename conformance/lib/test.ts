@@ -105,7 +105,7 @@ interface WorkerFixtures {
    */
   workerBrowser: WorkerBrowser;
   contract: Contract;
-  /** What the worker keeps of each target it checks: made at its first check, let go at the next target's. */
+  /** What the worker keeps of the target it checks: made at its first check, let go at the next target's. */
   targetStates: TargetStates;
 }
 
@@ -451,28 +451,22 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   targetStates: [
     async ({ runTargets, workerBrowser }, use, workerInfo) => {
-      const states = new Map<string, TargetState>();
+      // A worker checks a target's checks one after the other, then the next target's: it keeps the
+      // state of one (a worker that took over a target's rest starts it afresh).
+      let current: TargetState | undefined;
       await use({
         of: (testInfo) => {
           const name = targetNameOf(testInfo.annotations, runTargets);
-          let state = states.get(name);
-          if (!state) {
-            const run = runTargets.find((t) => t.name === name);
-            if (!run) throw new Error(`a check of target ${name}, which this run does not list`);
-            // A worker checks a target's checks one after the other, then the next target's: what it
-            // kept of the others is let go (a worker that took over a target's rest starts afresh).
-            for (const [other, kept] of states) {
-              states.delete(other);
-              void kept.close().catch(() => undefined);
-            }
-            workerBrowser.renew();
-            state = makeTargetState(run, { workerBrowser, parallelIndex: workerInfo.parallelIndex });
-            states.set(name, state);
-          }
-          return state;
+          if (current?.name === name) return current;
+          const run = runTargets.find((t) => t.name === name);
+          if (!run) throw new Error(`a check of target ${name}, which this run does not list`);
+          void current?.close().catch(() => undefined);
+          workerBrowser.renew();
+          current = makeTargetState(run, { workerBrowser, parallelIndex: workerInfo.parallelIndex });
+          return current;
         },
       });
-      await Promise.all([...states.values()].map((s) => s.close()));
+      await current?.close();
     },
     { scope: "worker" },
   ],

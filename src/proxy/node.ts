@@ -35,7 +35,7 @@ import { dashboardRoutes } from "../mock/dashboard/routes.ts";
 import { ownHosts } from "../mock/node/listen.ts";
 import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "../rules/exchange.ts";
 import { Judge } from "../rules/judge/index.ts";
-import { redact, redactViolation } from "../rules/redact.ts";
+import { escapeRegExp, redact, redactViolation } from "../rules/redact.ts";
 import { FairGate, PER_CLIENT, POOL_SIZE } from "./fair.ts";
 import { Recording, RecordingWriter } from "./record.ts";
 import { ViolationReport } from "./report.ts";
@@ -654,7 +654,6 @@ function judgedHeaders(headers: ReadonlyArray<[string, string]>): Exchange["head
   return out as Exchange["headers"];
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const flat = (headers: Array<[string, string]>) => headers.flat();
 
 /** An answer's body as the judge reads it; none when it can not be read, `over` when it is too large. */
