@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTRACT_PATH, compileContract } from "../contract/index.ts";
+import { CONTRACT_PATH, contractInUse } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { type CoverageReport, declaredOperations } from "../rules/coverage.ts";
 import { type BawaRun, conformanceHarness } from "./conformance-testing.ts";
@@ -48,7 +48,7 @@ async function withFaults(
 }
 
 const NARROW = "CUST-FIELDS|VER-PATH|OAUTH-NO-STORE";
-const declared = declaredOperations(compileContract().doc);
+const declared = declaredOperations(contractInUse().doc);
 let clean: BawaRun;
 let worse: BawaRun;
 
@@ -175,7 +175,7 @@ describe("--sarif", () => {
     expect(field, node).toBeDefined();
     // The fault writes the first number property as a string: the field the finding names.
     const types = (
-      compileContract().doc.components.schemas.Customer as { properties: Record<string, { type?: unknown }> }
+      contractInUse().doc.components.schemas.Customer as { properties: Record<string, { type?: unknown }> }
     ).properties[field!]?.type;
     expect(
       [types].flat().some((t) => t === "number" || t === "integer"),

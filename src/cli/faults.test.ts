@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import { baselineCase, type Case, faultCase, judge, type Summary, toleranceRuns } from "./faults.ts";
 
@@ -104,7 +104,7 @@ describe("judging a run", () => {
   });
 
   it("the baseline needs the generic rules passed for every editable resource, and every operation exercised", () => {
-    const contract = compileContract();
+    const contract = contractInUse();
     const baseline = baselineCase(contract);
     const editable = contract.resources.collections.filter((c) => c.editable);
     expect(editable.length).toBeGreaterThan(0);

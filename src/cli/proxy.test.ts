@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
@@ -67,7 +67,7 @@ describe("bawa proxy", () => {
     // The coverage of its traffic: the token grant and the read it passed were exercised, the
     // rest of the contract's operations (derived from it, not listed here) never were.
     const coverage = JSON.parse(readFileSync(join(reports, "coverage.json"), "utf8")) as CoverageReport;
-    const declared = declaredOperations(compileContract().doc);
+    const declared = declaredOperations(contractInUse().doc);
     expect(coverage.operations.map((o) => o.key).sort()).toEqual(declared.map((o) => o.key).sort());
     const exercised = coverage.operations.filter((o) => o.exchanges > 0);
     expect(exercised.map((o) => [o.method, o.path, o.seen.statuses]).sort()).toEqual([

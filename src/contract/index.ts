@@ -37,6 +37,20 @@ export function compileContract(path: string = CONTRACT_PATH, options: { eager?:
   return contract;
 }
 
+let inUse: CompiledContract | undefined;
+
+/**
+ * The contract in use (CONTRACT_PATH: the project's, or a team's in BAWA_CONTRACT), compiled once
+ * per process, eagerly. A mock built without a contract of its own takes this one: a process that
+ * builds many (the tests: a mock per test, the proxy's fault tests one per fault) compiled every
+ * validator again each time, about a third of a CPU-second. Nothing changes a compiled contract
+ * (the fault matrix's mocks have always shared one).
+ */
+export function contractInUse(): CompiledContract {
+  inUse ??= compileContract(CONTRACT_PATH);
+  return inUse;
+}
+
 /** Compiles every validator of the contract (each is compiled once; later calls are cheap). */
 export function warmContract(contract: CompiledContract): void {
   for (const step of warmSteps(contract)) step();

@@ -1,6 +1,6 @@
 // Assembles the mock from its parts: contract, seed, scenarios, authorization
 // server, the data API of the contract's resources, portal and control calls.
-import { type CompiledContract, compileContract } from "../contract/index.ts";
+import { type CompiledContract, contractInUse } from "../contract/index.ts";
 import { createMock, type Mock } from "./core/app.ts";
 import { type Change, type Journal, upgradeChange } from "./core/changes.ts";
 import type { MovableClock } from "./core/clock.ts";
@@ -60,7 +60,7 @@ export interface BuildOptions {
 
 /** The whole mock, in process: call `handle()` directly or put it behind `listen()`. */
 export function buildMock(options: BuildOptions = {}): BawaMock {
-  const contract = options.contract ?? compileContract();
+  const contract = options.contract ?? contractInUse();
   const seed = loadSeed(contract, options.seedDir ?? DEFAULT_SEED_DIR, options.seedOptions);
   // Every store records into one journal, switched on only after the data directory was replayed.
   const dataDir = options.dataDir

@@ -1,14 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { freePort } from "../mock/node/listen.ts";
 import { loadSeed } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { prismDocument } from "./document.ts";
 
 describe("the document Prism serves", () => {
-  const contract = compileContract();
+  const contract = contractInUse();
   const seed = loadSeed(contract);
   const doc = prismDocument(contract, seed.objects, ["1", "18"], "http://BusinessAdmin.Mock.API/Web/WebApi/*");
 

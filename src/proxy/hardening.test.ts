@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import type { BawaMock } from "../mock/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import type { Listening } from "../mock/node/listen.ts";
@@ -15,7 +15,7 @@ import { PER_CLIENT, POOL_SIZE } from "./fair.ts";
 import { JUDGE_LIMIT_BYTES, type RunningProxy, startProxy } from "./node.ts";
 import { fullCustomer, mockBehindProxy, serveOnLoopback } from "./testing.ts";
 
-const contract = compileContract();
+const contract = contractInUse();
 
 /** A raw request through node:http (fetch() can send neither another Host nor a body on GET). */
 function send(

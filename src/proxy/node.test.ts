@@ -7,7 +7,7 @@ import { createServer, get, type IncomingHttpHeaders, type Server } from "node:h
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { freePort } from "../mock/node/listen.ts";
 import { type RunningProxy, startProxy } from "./node.ts";
 import { serveOnLoopback } from "./testing.ts";
@@ -57,7 +57,7 @@ beforeAll(async () => {
     });
   });
   base = await serveOnLoopback(target);
-  proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: compileContract() });
+  proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: contractInUse() });
 });
 afterAll(async () => {
   await proxy?.close();

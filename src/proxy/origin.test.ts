@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { releaseBrowser, testBrowser } from "../browser-testing.ts";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { type RunningProxy, startProxy } from "./node.ts";
 import { serveOnLoopback } from "./testing.ts";
 
@@ -105,7 +105,7 @@ let browser: Browser;
 beforeAll(async () => {
   target = authorizationServer();
   const base = await serveOnLoopback(target);
-  proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: compileContract() });
+  proxy = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: contractInUse() });
   // The app: its callback page exchanges the code at the proxy, as a browser app does.
   app = createServer((_req, res) =>
     res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>app</title><script>

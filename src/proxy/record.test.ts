@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { buildMock } from "../mock/index.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
@@ -81,7 +81,7 @@ beforeAll(async () => {
       backgroundUser: "batch",
     }),
   );
-  const contract = compileContract();
+  const contract = contractInUse();
   target = await listen(buildMock({ seedDir: targetSeed, contract }), { host: "127.0.0.1", port: 0 });
   proxy = await startProxy({
     target: target.url,

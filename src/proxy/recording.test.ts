@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { compileContract } from "../contract/index.ts";
+import { contractInUse } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import type { Exchange } from "../rules/exchange.ts";
 import { Places } from "../rules/places.ts";
 import { Recording, RecordingWriter } from "./record.ts";
 
-const contract = compileContract();
+const contract = contractInUse();
 const seed = (await import("../../mock-data/Customer/DEMO.json", { with: { type: "json" } })).default as Array<
   Record<string, unknown>
 >;

@@ -1,6 +1,6 @@
 // The mock as one function from request to response. Knows nothing of sockets.
 // Route, answer, then let the scenarios reshape the answer and the log record it.
-import { type CompiledContract, compileContract } from "../../contract/index.ts";
+import { type CompiledContract, contractInUse } from "../../contract/index.ts";
 import { formatSuffix, isDataPath, versionOf, withEmptyDatabase } from "../../rules/paths.ts";
 import { redact } from "../../rules/redact.ts";
 import type { AnswerCode } from "./answer-codes.ts";
@@ -66,7 +66,7 @@ export function createMock(options: MockOptions): Mock {
   const clock = options.clock ?? new MovableClock();
   const scenarios = options.scenarios ?? new Scenarios([]);
   const log = options.log ?? new RequestLog();
-  const contract = options.contract ?? compileContract();
+  const contract = options.contract ?? contractInUse();
   const ctx: MockContext = {
     contract,
     config: { ...DEFAULT_CONFIG, ...options.config },

@@ -6,13 +6,13 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { compileContract } from "../../contract/index.ts";
+import { contractInUse } from "../../contract/index.ts";
 import { type BawaMock, buildMock } from "../index.ts";
 import { call, codeFlowTokens } from "../testing.ts";
 import { DataDirError, JOURNAL_FILE, SNAPSHOT_FILE, type WriteOps } from "./data-dir.ts";
 
 // The contract in use (BAWA_CONTRACT, else the project's): its editable resources, and a name it lacks.
-const EDITABLE = compileContract()
+const EDITABLE = contractInUse()
   .resources.collections.filter((c) => c.editable)
   .map((c) => c.name);
 const ABSENT = ["Supplier", "Gadget", "Widget"].find((n) => !EDITABLE.includes(n))!;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCopy } from "../../../scripts/copy-resource.mjs";
 import { releaseBrowser, testBrowser } from "../../browser-testing.ts";
 import { ownMockSettings } from "../../cli/conformance.ts";
-import { CONTRACT_PATH, compileContract } from "../../contract/index.ts";
+import { CONTRACT_PATH, contractInUse } from "../../contract/index.ts";
 import { PROJECT_ROOT } from "../../paths.ts";
 import { DEFAULT_SEED_DIR } from "../seed.ts";
 import { spawnMock } from "../testing.ts";
@@ -35,7 +35,7 @@ const JSON_TYPE = { "content-type": "application/json" };
 /** The objects the seed in use gives a database, per editable resource of the contract in use (0 when none). */
 function seededIn(database: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const c of compileContract().resources.collections.filter((x) => x.editable && x.databaseScoped)) {
+  for (const c of contractInUse().resources.collections.filter((x) => x.editable && x.databaseScoped)) {
     const file = join(DEFAULT_SEED_DIR, c.name, `${database}.json`);
     out[c.name] = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as unknown[]).length : 0;
   }

@@ -3,14 +3,14 @@
 // write answered with the id alone, fields and resources the description does
 // not show), and drifts reported once rather than as a cascade.
 import { describe, expect, it } from "vitest";
-import { compileContract } from "../../contract/index.ts";
+import { contractInUse } from "../../contract/index.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
 import { Bounded } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
 
-const contract = compileContract();
+const contract = contractInUse();
 const seed = (await import("../../../mock-data/Customer/DEMO.json", { with: { type: "json" } })).default as Array<
   Record<string, unknown>
 >;

@@ -4,7 +4,7 @@
 // else, wrong passwords are throttled on the mock's clock, and the browser
 // cookie is always one the server minted.
 import { describe, expect, it } from "vitest";
-import { compileContract } from "../../../contract/index.ts";
+import { contractInUse } from "../../../contract/index.ts";
 import { buildMock } from "../../index.ts";
 import {
   call,
@@ -38,7 +38,7 @@ import { KEPT_AFTER_END_MS } from "./tokens.ts";
 
 type Mock = ReturnType<typeof buildMock>;
 /** A mock whose clock stands still unless a test moves it, so every Retry-After is exact. */
-const contract = compileContract();
+const contract = contractInUse();
 const stillMock = () => buildMock({ contract, clock: new MovableClock(() => Date.UTC(2030, 0, 1)) });
 type App = Pick<typeof DEMO_APP, "clientId" | "clientSecret" | "redirectUri">;
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
