@@ -170,11 +170,9 @@ export function codeFlowTokens(mock: BawaMock, username = "demo", app = DEMO_APP
   return { ...tokens, code };
 }
 
-let shared: { mock: BawaMock } | undefined;
-/** A fresh mock, with a bearer header of the demo user obtained through the real flow. */
+/** A fresh mock (the process's compiled contract: contractInUse), with a bearer header of the demo user obtained through the real flow. */
 export function freshMock(): { mock: BawaMock; auth: { authorization: string } } {
-  shared ??= { mock: buildMock() };
-  const mock = buildMock({ contract: shared.mock.ctx.contract });
+  const mock = buildMock();
   return { mock, auth: { authorization: `Bearer ${codeFlowTokens(mock).access_token}` } };
 }
 

@@ -26,13 +26,10 @@ const newDir = () => {
   return d;
 };
 
-let shared: BawaMock | undefined;
-/** A mock on `dir`, sharing one compiled contract across the file (each start then costs little). */
+/** A mock on `dir` (each start costs little: mocks share the process's compiled contract). */
 function open(dir: string, extra: Parameters<typeof buildMock>[0] = {}): BawaMock {
-  shared ??= buildMock();
   const warnings: string[] = [];
   const mock = buildMock({
-    contract: shared.ctx.contract,
     dataDir: dir,
     ...extra,
     dataDirOptions: { warn: (m) => warnings.push(m), ...extra.dataDirOptions },
