@@ -220,22 +220,26 @@ export async function walkScreens(
       if (err.name === "TimeoutError")
         await noAnswer(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
     });
-    const login = page.locator(t.selectors.username);
-    const decide = page.locator(opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
+    const look = screensLook(page, t, opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
     while (!landing && Date.now() - lastNavigation < IDLE_MS) {
-      if (!walk.login && opts.logIn !== false && t.username && (await login.isVisible().catch(() => false))) {
-        walk.login = true;
-        await login.fill(t.username);
-        await fillSecret(page.locator(t.selectors.password), t.password ?? "");
-        await page.click(t.selectors.submit).catch(() => undefined);
-      } else if (!walk.permission && (await decide.isVisible().catch(() => false))) {
+      const seen = await look({
+        logIn:
+          !walk.login && opts.logIn !== false && t.username
+            ? { user: t.username, password: t.password ?? "" }
+            : undefined,
+        decide: !walk.permission && opts.decision !== "stay",
+      });
+      if (seen.did === "login") walk.login = true;
+      else if (seen.did === "decide") walk.permission = true;
+      else if (!walk.permission && seen.decide) {
+        // decision "stay": the walk ends on the permission screen.
         walk.permission = true;
-        if (opts.decision === "stay") break;
-        await decide.click().catch(() => undefined);
+        break;
       } else if (deadEnd && !landing) {
         // An error page with nothing to act on: give up now rather than wait out the idle time.
         await page.waitForTimeout(150);
-        if (!(await login.isVisible().catch(() => false)) && !(await decide.isVisible().catch(() => false))) break;
+        const again = await look({ decide: false });
+        if (!again.login && !again.decide) break;
       } else {
         await page.waitForTimeout(50);
       }
@@ -259,6 +263,115 @@ export async function walkScreens(
     .catch(() => []))
     learn(c.value);
   return walk;
+}
+
+/** Errors of a look whose document went away under it. */
+const NAVIGATED = /Execution context was destroyed|navigat|closed/i;
+
+/** What a walk asks of the screen in front of it: log in (as whom), press the decision. */
+interface Ask {
+  logIn?: { user: string; password: string } | undefined;
+  decide: boolean;
+}
+
+/** Which of the screens' elements are visible, and what was done on them. */
+interface Seen {
+  login: boolean;
+  decide: boolean;
+  did?: "login" | "decide";
+}
+
+/**
+ * Looks at the document in front of the walk and acts on it (logs in, presses the decision) as
+ * the walk asks. First from the page's own world, in one call, where the selectors are CSS and
+ * find the screens' elements: Playwright's locators inject a script of theirs into each new
+ * document and ask it again at every look, which cost a walk about as much as everything else
+ * it did (decision 0029). Where the page's world can not read them (a selector of Playwright's
+ * own syntax, elements in a shadow root, a page of none of them), Playwright's locators look, as
+ * they always did. Either way fields are typed as a person's typing fills them (see fillSecret).
+ */
+function screensLook(page: Page, t: Target, decideSelector: string): (ask: Ask) => Promise<Seen> {
+  const selectors = { username: t.selectors.username, password: t.selectors.password, submit: t.selectors.submit };
+  const login = page.locator(selectors.username);
+  const decide = page.locator(decideSelector);
+  const visible = (l: Locator) => l.isVisible().catch(() => false);
+  return async (ask) => {
+    const here = await page.evaluate(lookInPage, { ...selectors, decide: decideSelector, ask }).catch((err: Error) =>
+      // A document that went away under the look (a navigation): nothing to act on yet. Anything
+      // else (a page that breaks the look): the locators look.
+      NAVIGATED.test(err.message) ? { login: false, decide: false } : undefined,
+    );
+    if (here) return here;
+    const seen: Seen = { login: await visible(login), decide: await visible(decide) };
+    if (ask.logIn && seen.login) {
+      await login.fill(ask.logIn.user);
+      await fillSecret(page.locator(selectors.password), ask.logIn.password);
+      await page.click(selectors.submit).catch(() => undefined);
+      seen.did = "login";
+    } else if (ask.decide && seen.decide) {
+      await decide.click().catch(() => undefined);
+      seen.did = "decide";
+    }
+    return seen;
+  };
+}
+
+/**
+ * Runs in the page (its own world, as its scripts do): what screensLook does there, or
+ * undefined when the selectors are no CSS or none of them finds an element (the locators look).
+ */
+function lookInPage(a: {
+  username: string;
+  password: string;
+  submit: string;
+  decide: string;
+  ask: Ask;
+}): Seen | undefined {
+  // Still parsing: look again in a moment.
+  if (document.readyState === "loading") return { login: false, decide: false };
+  let find: Record<"username" | "password" | "submit" | "decide", Element | null>;
+  try {
+    find = {
+      username: document.querySelector(a.username),
+      password: document.querySelector(a.password),
+      submit: document.querySelector(a.submit),
+      decide: document.querySelector(a.decide),
+    };
+  } catch {
+    return undefined;
+  }
+  if (!find.username && !find.decide) return undefined;
+  // As Playwright's isVisible(): rendered (checkVisibility, where the browser has it), visible by
+  // style, and a box of some size.
+  const shown = (el: Element | null): el is HTMLElement => {
+    if (!el || (typeof el.checkVisibility === "function" && !el.checkVisibility())) return false;
+    if (getComputedStyle(el).visibility !== "visible") return false;
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  };
+  const seen: Seen = { login: shown(find.username), decide: shown(find.decide) };
+  if (a.ask.logIn && seen.login) {
+    // The form as the locators would fill it; without its password field or button, they do.
+    if (!find.password || !shown(find.submit)) return undefined;
+    for (const [field, value] of [
+      [find.username, a.ask.logIn.user],
+      [find.password, a.ask.logIn.password],
+    ] as const) {
+      const input = field as HTMLInputElement;
+      input.focus();
+      const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(input), "value")?.set;
+      if (setter) setter.call(input, value);
+      else input.value = value;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      input.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    find.submit.click();
+    seen.did = "login";
+  } else if (a.ask.decide && seen.decide) {
+    (find.decide as HTMLElement).click();
+    seen.did = "decide";
+  }
+  return seen;
 }
 
 /**

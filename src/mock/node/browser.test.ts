@@ -143,6 +143,23 @@ describe("in headless Chromium", () => {
     expect(callback.searchParams.get("error")).toBe("access_denied");
   }, 60_000);
 
+  it("the suite's driver goes through the screens with selectors CSS can not read, by Playwright's locators", async () => {
+    // The driver looks from the page's own world where the selectors are CSS; these are of
+    // Playwright's own syntax (a role, a text), which only its locators read.
+    const target = loadTarget({
+      ...ownMockSettings(server.url, "unused"),
+      CONFORMANCE_SELECTOR_USERNAME: 'role=textbox[name="User name"]',
+      CONFORMANCE_SELECTOR_ALLOW: 'button:has-text("Allow")',
+    });
+    const page = await browser.newPage();
+    const seen = { login: false, permission: false };
+    const callback = await suiteThroughScreens(page, target, { responseType: "code", state: "syntax", seen });
+    await page.close();
+    expect(seen).toEqual({ login: true, permission: true });
+    expect(callback.searchParams.get("state")).toBe("syntax");
+    expect(callback.searchParams.get("code")).toBeTruthy();
+  }, 60_000);
+
   it("the screens can not be framed by another page", async () => {
     const page = await browser.newPage();
     const url = `${server.url}/v1/OAuth/Authorize?${new URLSearchParams({ client_id: DEMO_APP.clientId, redirect_uri: DEMO_APP.redirectUri, scope: SCOPE, response_type: "code" })}`;
