@@ -3,6 +3,7 @@
 // target shows (login, permission, or straight back), and watches where the
 // browser is sent. Nothing leaves the machine: requests to other origins are
 // answered by the suite, and a redirect is caught as soon as it is requested.
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   type BrowserContext,
   type Locator,
@@ -237,11 +238,13 @@ export async function walkScreens(
         break;
       } else if (deadEnd && !landing) {
         // An error page with nothing to act on: give up now rather than wait out the idle time.
-        await page.waitForTimeout(150);
+        await sleep(150);
         const again = await look({ decide: false });
         if (!again.login && !again.decide) break;
       } else {
-        await page.waitForTimeout(50);
+        // The suite's own pause: page.waitForTimeout is a call to the browser's driver and a
+        // step in the reports, for nothing the browser does.
+        await sleep(50);
       }
       if (walk.left.length > 0 && !opts.redirectUri) break;
     }

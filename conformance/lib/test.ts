@@ -401,6 +401,9 @@ function targetSession(
   };
 }
 
+/** A fixture that is plumbing: no step of its own in the reports. */
+const PLUMBING = { box: "self" } as const;
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   runTargets: [[], { option: true, scope: "worker" }],
   workerBrowser: [
@@ -470,15 +473,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: "worker" },
   ],
-  targetState: async ({ targetStates }, use, testInfo) => use(targetStates.of(testInfo)),
-  target: async ({ targetState }, use) => use(targetState.target),
-  api: async ({ targetState }, use) => use(targetState.api),
+  // The check's target's state, read from the worker's: lookups with no step of their own in the
+  // reports (box "self"). A step costs a stack and two messages to the runner, which hands them
+  // to every reporter; these were about 40 % of a run's steps.
+  targetState: [async ({ targetStates }, use, testInfo) => use(targetStates.of(testInfo)), PLUMBING],
+  target: [async ({ targetState }, use) => use(targetState.target), PLUMBING],
+  api: [async ({ targetState }, use) => use(targetState.api), PLUMBING],
   clock: async ({ targetState }, use) => use(await targetState.clock()),
-  session: async ({ targetState }, use) => use(targetState.session),
-  findings: async ({ targetState }, use) => use(targetState.findings),
-  flows: async ({ targetState }, use) => use(targetState.flows),
-  launchedBrowser: async ({ targetState }, use) => use(targetState.launchedBrowser),
-  sharedContext: async ({ targetState }, use) => use(targetState.sharedContext),
+  session: [async ({ targetState }, use) => use(targetState.session), PLUMBING],
+  findings: [async ({ targetState }, use) => use(targetState.findings), PLUMBING],
+  flows: [async ({ targetState }, use) => use(targetState.flows), PLUMBING],
+  launchedBrowser: [async ({ targetState }, use) => use(targetState.launchedBrowser), PLUMBING],
+  sharedContext: [async ({ targetState }, use) => use(targetState.sharedContext), PLUMBING],
   // A context per check costs a fifth of a second; checks share one, each starting without
   // cookies, pages or routes, as a new browser would. With CONFORMANCE_TRACE=1 every check gets
   // its own context again, which Playwright traces (the HTML report then holds a trace of failures).
@@ -558,7 +564,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         throw new Error(`observed: in this check's exchanges, ${[...new Set(own)].join("; ")}`);
       }
     },
-    { auto: true },
+    { auto: true, ...PLUMBING },
   ],
 });
 
