@@ -61,6 +61,7 @@ import {
 import { resources, suiteContract } from "./resources.ts";
 import { BrowserLaunchError, codeOf, isKeptPage, keptPage, resetKeptPage, throughScreens } from "./screens.ts";
 import { knowSettings } from "./secrets.ts";
+import { formatStepStacksPlainly } from "./stacks.ts";
 import { clientParams, codeFlowToken, tokenRequest, userTokens } from "./tokens.ts";
 
 /** Whether every check records a trace in a context of its own (slower; for looking into failures). */
@@ -400,6 +401,9 @@ function targetSession(
     bare: async () => ({ authorization: `Bearer ${await accessToken()}`, accept: "application/json" }),
   };
 }
+
+// The compiled suite's steps find their line without source-map-support (stacks.ts).
+formatStepStacksPlainly(import.meta.url.endsWith(".js"));
 
 /** A fixture that is plumbing: no step of its own in the reports. */
 const PLUMBING = { box: "self" } as const;

@@ -1,0 +1,68 @@
+// Playwright's workers format every stack through source-map-support, which
+// wraps each frame of it in an object of closures before it reads the frame's
+// place. Playwright captures a stack of up to 50 frames at every step (each API
+// call, expect and fixture) only to find the check's line in it: about a
+// quarter of a fault-matrix worker's CPU went to that formatting. The compiled
+// suite has no source maps: for it those stacks are written here as
+// source-map-support writes frames without one, read from the frames
+// themselves; every other stack (an error a person reads) still goes through
+// source-map-support.
+
+/** The function of Playwright's that captures the stack of a step (playwright-core, stackTrace.ts). */
+const STEP_STACK = "captureRawStack";
+
+type Prepare = (error: Error, frames: NodeJS.CallSite[]) => unknown;
+
+/** A stack as source-map-support writes it for frames without a source map. */
+export function plainStack(error: Error, frames: readonly NodeJS.CallSite[]): string {
+  let text = `${error.name || "Error"}: ${error.message || ""}`;
+  for (const frame of frames) text += `\n    at ${frame.isNative() ? String(frame) : frameText(frame)}`;
+  return text;
+}
+
+/**
+ * A frame's line as source-map-support's CallSiteToString writes it (its port of V8's own, which
+ * V8 has changed since: an awaiting frame's `async `, a receiver's type before a function whose
+ * name begins with it), read from the frame itself instead of from a copy of it.
+ */
+function frameText(frame: NodeJS.CallSite): string {
+  let where = "";
+  const file = frame.getScriptNameOrSourceURL();
+  if (!file && frame.isEval()) where = `${frame.getEvalOrigin()}, `;
+  where += file || "<anonymous>";
+  const line = frame.getLineNumber();
+  if (line != null) {
+    where += `:${line}`;
+    const column = frame.getColumnNumber();
+    if (column) where += `:${column}`;
+  }
+  const fn = frame.getFunctionName();
+  const isConstructor = frame.isConstructor();
+  if (!(frame.isToplevel() || isConstructor)) {
+    let typeName = frame.getTypeName();
+    if (typeName === "[object Object]") typeName = "null";
+    const method = frame.getMethodName();
+    if (!fn) return `${typeName}.${method || "<anonymous>"} (${where})`;
+    let name = typeName && fn.indexOf(typeName) !== 0 ? `${typeName}.${fn}` : fn;
+    if (method && fn.indexOf(`.${method}`) !== fn.length - method.length - 1) name += ` [as ${method}]`;
+    return `${name} (${where})`;
+  }
+  if (isConstructor) return `new ${fn || "<anonymous>"} (${where})`;
+  return fn ? `${fn} (${where})` : where;
+}
+
+/**
+ * Formats the stacks Playwright captures for its steps plainly (plainStack), and hands every
+ * other stack to the formatter installed before (source-map-support's). Only for the compiled
+ * suite: run from its TypeScript, the check's lines are read through the source maps of
+ * Playwright's transform. Nothing installed, or Playwright's function renamed: stacks stay as
+ * they were.
+ */
+export function formatStepStacksPlainly(compiled: boolean): void {
+  const before = Error.prepareStackTrace as Prepare | undefined;
+  if (!compiled || !before || (before as { plain?: true }).plain) return;
+  const prepare: Prepare = (error, frames) =>
+    frames[0]?.getFunctionName() === STEP_STACK ? plainStack(error, frames) : before(error, frames);
+  Object.assign(prepare, { plain: true });
+  Error.prepareStackTrace = prepare as typeof Error.prepareStackTrace;
+}
