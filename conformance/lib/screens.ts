@@ -113,6 +113,9 @@ export interface WalkOptions {
   logIn?: boolean;
 }
 
+/** How long a walk waits, after acting on a screen, for what that set off before it looks again. */
+const SETTLE_MS = 2_000;
+
 /** How long a screen may take to show something to act on after the last navigation. */
 const IDLE_MS = Number(process.env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? 5_000);
 
@@ -154,19 +157,32 @@ export async function walkScreens(
   // A request never carries the fragment the implicit flow answers in; the Location of the
   // redirect that led to it does, so the landing is read from there when there is one.
   let landing: Promise<URL> | undefined;
+  // What an action on a screen set off: the next document, or the walk's end (a redirect out,
+  // answered without one). A look before it would meet the document going away, a failed step
+  // in the reports of a check that passes.
+  let moves = 0;
+  let moved = () => {};
+  const movedOn = () => {
+    moves++;
+    moved();
+  };
   // The request event sees every hop of a redirect chain, which routing does not in Chromium:
   // the redirect is caught here, the moment the browser asks for it.
   const watch = (r: Request) => {
     if (!r.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
     lastNavigation = Date.now();
     const u = new URL(r.url());
-    if (u.origin !== origin && u.protocol.startsWith("http")) walk.left.push(u);
+    if (u.origin !== origin && u.protocol.startsWith("http")) {
+      walk.left.push(u);
+      movedOn();
+    }
     if (opts.redirectUri && !landing && r.url().startsWith(opts.redirectUri)) {
       const hop = r.redirectedFrom();
       landing = (hop?.response() ?? Promise.resolve(null)).then((res) => {
         const location = res?.headers().location;
         return location ? new URL(location, hop!.url()) : u;
       });
+      movedOn();
     }
   };
   const documents = (res: Response) => {
@@ -198,10 +214,12 @@ export async function walkScreens(
     lastNavigation = Date.now();
     if (to.protocol.startsWith("http")) walk.left.push(to);
     if (opts.redirectUri && !landing && to.href.startsWith(opts.redirectUri)) landing = Promise.resolve(to);
+    movedOn();
     await route.fulfill(CAUGHT).catch(() => undefined);
   };
   page.on("request", watch);
   page.on("response", documents);
+  page.on("domcontentloaded", movedOn);
   await page.route(
     (u) => u.origin !== origin,
     (route) => route.fulfill(CAUGHT),
@@ -223,6 +241,7 @@ export async function walkScreens(
     });
     const look = screensLook(page, t, opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
     while (!landing && Date.now() - lastNavigation < IDLE_MS) {
+      const before = moves;
       const seen = await look({
         logIn:
           !walk.login && opts.logIn !== false && t.username
@@ -230,9 +249,20 @@ export async function walkScreens(
             : undefined,
         decide: !walk.permission && opts.decision !== "stay",
       });
-      if (seen.did === "login") walk.login = true;
-      else if (seen.did === "decide") walk.permission = true;
-      else if (!walk.permission && seen.decide) {
+      if (seen.did) {
+        if (seen.did === "login") walk.login = true;
+        else walk.permission = true;
+        // Bounded: a page whose script shows the next screen without a new document is looked at again.
+        if (moves === before)
+          await new Promise<void>((resolve) => {
+            const bound = setTimeout(resolve, SETTLE_MS);
+            moved = () => {
+              clearTimeout(bound);
+              resolve();
+            };
+          });
+        moved = () => {};
+      } else if (!walk.permission && seen.decide) {
         // decision "stay": the walk ends on the permission screen.
         walk.permission = true;
         break;
@@ -251,6 +281,7 @@ export async function walkScreens(
   } finally {
     page.off("request", watch);
     page.off("response", documents);
+    page.off("domcontentloaded", movedOn);
     await page.unrouteAll({ behavior: "ignoreErrors" });
   }
   if (landing) {
