@@ -4,8 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
-import { parse } from "yaml";
-import { CONTRACT_PATH } from "../../src/contract/contract.ts";
+import { CONTRACT_ALIASES, CONTRACT_PATH } from "../../src/contract/contract.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
 import type { AnswerShape } from "../../src/rules/answer-shape.ts";
 import {
@@ -19,6 +18,7 @@ import {
   PART_NAMES,
   PARTS,
 } from "../../src/rules/coverage.ts";
+import { parseYaml } from "../../src/yaml-file.ts";
 import { BaselineError, baselineLines, compareWithBaseline, readBaseline, type SinceBaseline } from "./baseline.ts";
 import type { Kind, RunTarget } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
@@ -316,12 +316,15 @@ export default class MatrixReporter implements Reporter {
     // A shard judges only what it ran; the merge of the shards judges the whole.
     const filtered = process.env.CONFORMANCE_FILTERED === "1" || process.env.CONFORMANCE_SHARD !== undefined;
     const profile = process.env.CONFORMANCE_PROFILE
-      ? (parse(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
+      ? (parseYaml(readFileSync(process.env.CONFORMANCE_PROFILE, "utf8")) as Profile)
       : undefined;
     // A run of listed targets (CONFORMANCE_TARGETS) writes each under targets/<name>, even one.
     const several = this.#targets.length > 1 || process.env.CONFORMANCE_TARGETS !== undefined;
     let anyFailed = false;
-    const declared = declaredOperations(parse(readFileSync(CONTRACT_FILE(), "utf8")) as object);
+    // Read as the contract loader reads it (its options): the build's parsed copy where it has one.
+    const declared = declaredOperations(
+      parseYaml(readFileSync(CONTRACT_FILE(), "utf8"), { maxAliasCount: CONTRACT_ALIASES }) as object,
+    );
     const baselineFile = process.env.CONFORMANCE_BASELINE;
     const failOn = process.env.CONFORMANCE_FAIL_ON === "new" ? "new" : "any";
     const summaries: Summary[] = [];

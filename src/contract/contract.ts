@@ -38,6 +38,9 @@ export interface OpenApiDocument {
 }
 export type JsonSchema = Record<string, unknown>;
 
+/** The aliases a contract may use (the yaml package's guard against alias bombs; its default is 100). */
+export const CONTRACT_ALIASES = 1000;
+
 /**
  * Reads the contract as it is now (through the build's cache, src/yaml-file.ts); YAML anchors and
  * aliases are expanded. Throws ContractError naming the node for a contract bawa can not use
@@ -51,7 +54,7 @@ export function loadContract(path: string = CONTRACT_PATH): OpenApiDocument {
       `${path} has ${size.toLocaleString("en")} bytes, more than the ${MAX_CONTRACT_BYTES.toLocaleString("en")} bawa reads (A-LIMITS)`,
     );
   }
-  const doc = parseYaml(readFileSync(path, "utf8"), { maxAliasCount: 1000 }) as OpenApiDocument;
+  const doc = parseYaml(readFileSync(path, "utf8"), { maxAliasCount: CONTRACT_ALIASES }) as OpenApiDocument;
   if (typeof doc?.openapi !== "string" || !doc.openapi.startsWith("3.1")) {
     throw new ContractError("#/openapi", `${path} is not an OpenAPI 3.1 document (openapi: ${String(doc?.openapi)})`);
   }
