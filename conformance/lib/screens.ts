@@ -262,8 +262,8 @@ export async function walkScreens(
             };
           });
         moved = () => {};
-      } else if (!walk.permission && seen.decide) {
-        // decision "stay": the walk ends on the permission screen.
+      } else if (opts.decision === "stay" && !walk.permission && seen.decide) {
+        // The walk ends on the permission screen.
         walk.permission = true;
         break;
       } else if (deadEnd && !landing) {
@@ -354,15 +354,15 @@ function screensLook(page: Page, t: Target, decideSelector: string): (ask: Ask) 
  * Runs in the page (its own world, as its scripts do): what screensLook does there, or
  * undefined when the selectors are no CSS or none of them finds an element (the locators look).
  */
-function lookInPage(a: {
+async function lookInPage(a: {
   username: string;
   password: string;
   submit: string;
   decide: string;
   ask: Ask;
-}): Seen | undefined {
-  // Still parsing: look again in a moment.
-  if (document.readyState === "loading") return { login: false, decide: false };
+}): Promise<Seen | undefined> {
+  // Still parsing: the locators look (they see the part parsed so far, as they always did).
+  if (document.readyState === "loading") return undefined;
   let find: Record<"username" | "password" | "submit" | "decide", Element | null>;
   try {
     find = {
@@ -383,6 +383,9 @@ function lookInPage(a: {
     const box = el.getBoundingClientRect();
     return box.width > 0 && box.height > 0;
   };
+  // A disabled button takes no click(): it is pressed at a later look, once the page enables it
+  // (as a locator's click waits for that).
+  const enabled = (el: Element) => !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true";
   const seen: Seen = { login: shown(find.username), decide: shown(find.decide) };
   if (a.ask.logIn && seen.login) {
     // The form as the locators would fill it; without its password field or button, they do.
@@ -399,11 +402,19 @@ function lookInPage(a: {
       input.dispatchEvent(new Event("input", { bubbles: true }));
       input.dispatchEvent(new Event("change", { bubbles: true }));
     }
+    // A page's script (a framework's form) may enable its button only once it has seen the
+    // input: a turn of its event loop first.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (!enabled(find.submit)) return seen;
     find.submit.click();
     seen.did = "login";
-  } else if (a.ask.decide && seen.decide) {
+  } else if (a.ask.decide && seen.decide && find.decide) {
+    if (!enabled(find.decide)) return seen;
     (find.decide as HTMLElement).click();
     seen.did = "decide";
+  } else if ((a.ask.logIn && !find.username) || (a.ask.decide && !find.decide)) {
+    // What the walk asks for is not in the page's world (a shadow root, say): the locators look.
+    return undefined;
   }
   return seen;
 }

@@ -47,13 +47,16 @@ describe("a step's stack", () => {
   it("reads as source-map-support writes it, frame for frame, where no frame has a source map", async () => {
     // Frames of a method, of an async function after an await, of Node.js itself; of a constructor.
     const check = new Check();
-    for (const { error, frames } of [await check.awaiting(), check.made]) {
+    // And a frame of no file, V8's own (`Promise.all (index 0)`).
+    const [all] = await Promise.all([check.awaiting()]);
+    for (const { error, frames } of [await check.awaiting(), check.made, all!]) {
       expect(frames.length).toBeGreaterThan(2);
       const mapped = `Error: ${frames.map((f) => `\n    at ${sourceMapSupport.wrapCallSite(f)}`).join("")}`;
       expect(plainStack(error, frames)).toBe(mapped);
     }
     expect((await check.awaiting()).frames.some((f) => f.isAsync())).toBe(true);
     expect(check.made.frames.some((f) => f.isConstructor())).toBe(true);
+    expect(all!.frames.some((f) => f.isPromiseAll())).toBe(true);
   });
 
   it("is formatted plainly only when Playwright captures it, in the compiled suite", () => {

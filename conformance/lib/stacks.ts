@@ -16,9 +16,14 @@ type Prepare = (error: Error, frames: NodeJS.CallSite[]) => unknown;
 /** A stack as source-map-support writes it for frames without a source map. */
 export function plainStack(error: Error, frames: readonly NodeJS.CallSite[]): string {
   let text = `${error.name || "Error"}: ${error.message || ""}`;
-  for (const frame of frames) text += `\n    at ${frame.isNative() ? String(frame) : frameText(frame)}`;
+  for (const frame of frames) text += `\n    at ${asIs(frame) ? String(frame) : frameText(frame)}`;
   return text;
 }
+
+/** A frame source-map-support leaves to V8: native, or of no file and no eval (`Promise.all (index 0)`). */
+const asIs = (frame: NodeJS.CallSite) =>
+  frame.isNative() ||
+  (!(frame.getFileName() || frame.getScriptNameOrSourceURL()) && !(frame.isEval() && frame.getEvalOrigin()));
 
 /**
  * A frame's line as source-map-support's CallSiteToString writes it (its port of V8's own, which

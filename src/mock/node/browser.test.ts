@@ -160,6 +160,61 @@ describe("in headless Chromium", () => {
     expect(callback.searchParams.get("code")).toBeTruthy();
   }, 60_000);
 
+  it("the suite's driver walks the mock's screens from the page's own world, without the locators", async () => {
+    const page = await browser.newPage();
+    // The locators look only where the page's world can not: with the default CSS selectors, never.
+    let locatorLooks = 0;
+    const locator = page.locator.bind(page);
+    page.locator = (...args: Parameters<Page["locator"]>) => {
+      const made = locator(...args);
+      const isVisible = made.isVisible.bind(made);
+      made.isVisible = (...a: Parameters<typeof made.isVisible>) => {
+        locatorLooks++;
+        return isVisible(...a);
+      };
+      return made;
+    };
+    const callback = await throughScreens(page, "code", "own-world");
+    await page.close();
+    expect(callback.searchParams.get("code")).toBeTruthy();
+    expect(locatorLooks).toBe(0);
+  }, 60_000);
+
+  it("the suite's driver presses buttons a page enables only after the typing, or a moment after it shows", async () => {
+    // Screens whose script keeps the login button disabled until both fields hold something
+    // (300 ms after the typing, as a framework's form might) and the allow button for 500 ms.
+    const redirect = "http://localhost:5173/callback";
+    const screens = createServer((req, res) => {
+      const html = (body: string) => {
+        res.writeHead(200, { "content-type": "text/html" }).end(body);
+      };
+      if (req.url?.startsWith("/v1/OAuth/Authorize"))
+        return html(`<form method="post" action="/v1/OAuth/Login"><input name="username"><input name="password" type="password"><button type="submit" disabled>Log in</button></form>
+<script>const f = document.forms[0]; f.addEventListener("input", () => setTimeout(() => { f.querySelector("button").disabled = !(f.username.value && f.password.value); }, 300));</script>`);
+      if (req.url === "/v1/OAuth/Login")
+        return html(`<form method="post" action="/v1/OAuth/Permission"><button type="submit" name="decision" value="allow" disabled>Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>
+<script>setTimeout(() => { document.querySelector("[value=allow]").disabled = false; }, 500);</script>`);
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () =>
+        res.writeHead(302, { location: `${redirect}?code=${new URLSearchParams(body).get("decision")}&state=s` }).end(),
+      );
+    });
+    await new Promise<void>((done) => screens.listen(0, "127.0.0.1", done));
+    try {
+      const url = `http://127.0.0.1:${(screens.address() as AddressInfo).port}`;
+      const target = loadTarget({ ...ownMockSettings(url, "unused"), CONFORMANCE_REDIRECT_URI: redirect });
+      const page = await browser.newPage();
+      const seen = { login: false, permission: false };
+      const callback = await suiteThroughScreens(page, target, { responseType: "code", state: "s", seen });
+      await page.close();
+      expect(seen).toEqual({ login: true, permission: true });
+      expect(callback.searchParams.get("code")).toBe("allow");
+    } finally {
+      screens.close();
+    }
+  }, 60_000);
+
   it("the screens can not be framed by another page", async () => {
     const page = await browser.newPage();
     const url = `${server.url}/v1/OAuth/Authorize?${new URLSearchParams({ client_id: DEMO_APP.clientId, redirect_uri: DEMO_APP.redirectUri, scope: SCOPE, response_type: "code" })}`;
