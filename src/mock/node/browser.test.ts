@@ -53,6 +53,16 @@ function throughScreens(
   return suiteThroughScreens(page, target, { responseType, state, decision });
 }
 
+/** A code flow through both screens of `target` with the suite's driver, in a page of its own. */
+async function codeFlowOf(target: ReturnType<typeof loadTarget>, state: string): Promise<URL> {
+  const page = await browser.newPage();
+  const seen = { login: false, permission: false };
+  const callback = await suiteThroughScreens(page, target, { responseType: "code", state, seen });
+  await page.close();
+  expect(seen).toEqual({ login: true, permission: true });
+  return callback;
+}
+
 const api = (token: string) =>
   fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`, { headers: { authorization: `Bearer ${token}` } });
 const moveClock = (seconds: number) =>
@@ -151,11 +161,7 @@ describe("in headless Chromium", () => {
       CONFORMANCE_SELECTOR_USERNAME: 'role=textbox[name="User name"]',
       CONFORMANCE_SELECTOR_ALLOW: 'button:has-text("Allow")',
     });
-    const page = await browser.newPage();
-    const seen = { login: false, permission: false };
-    const callback = await suiteThroughScreens(page, target, { responseType: "code", state: "syntax", seen });
-    await page.close();
-    expect(seen).toEqual({ login: true, permission: true });
+    const callback = await codeFlowOf(target, "syntax");
     expect(callback.searchParams.get("state")).toBe("syntax");
     expect(callback.searchParams.get("code")).toBeTruthy();
   }, 60_000);
@@ -204,11 +210,7 @@ describe("in headless Chromium", () => {
     try {
       const url = `http://127.0.0.1:${(screens.address() as AddressInfo).port}`;
       const target = loadTarget({ ...ownMockSettings(url, "unused"), CONFORMANCE_REDIRECT_URI: redirect });
-      const page = await browser.newPage();
-      const seen = { login: false, permission: false };
-      const callback = await suiteThroughScreens(page, target, { responseType: "code", state: "s", seen });
-      await page.close();
-      expect(seen).toEqual({ login: true, permission: true });
+      const callback = await codeFlowOf(target, "s");
       expect(callback.searchParams.get("code")).toBe("allow");
     } finally {
       screens.close();
