@@ -17,6 +17,14 @@ export const PROJECT_ROOT = (() => {
   return dir;
 })();
 
+/** The project's own contract, the one the TypeScript types are generated from. */
+export const PROJECT_CONTRACT_PATH = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
+/**
+ * The contract in use: BAWA_CONTRACT (a team's own, as every command reads it), else the
+ * project's. The tests read it too, so they hold on a contract that gains a resource.
+ */
+export const CONTRACT_PATH = process.env.BAWA_CONTRACT ? resolve(process.env.BAWA_CONTRACT) : PROJECT_CONTRACT_PATH;
+
 /** ".ts" when running from the sources, ".js" when compiled: for files handed to another process by path. */
 export const SOURCE_EXTENSION = fileURLToPath(import.meta.url).endsWith(".ts") ? ".ts" : ".js";
 

@@ -35,6 +35,17 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
     expect(JSON.parse(stdout)).toEqual([]);
   });
 
+  it("loads no contract compiler for a run against a target, a usage or the operator's commands (0.2 s each)", async () => {
+    // Ajv, the contract's compiler, stands for the mock's and the contract's code: bawa conformance
+    // against a target hands the contract to the suite's processes, and npm test starts ~60 runs.
+    const script = `import { createRequire } from "node:module";
+for (const m of ["bawa", "conformance", "operator"]) await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/cli"))} + "/" + m + ".js");
+const loaded = Object.keys(createRequire(import.meta.url).cache);
+console.log(JSON.stringify(loaded.filter((k) => /[\\/](ajv|ajv-formats|fast-xml-parser|re2js)[\\/]/.test(k))));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
+    expect(JSON.parse(stdout)).toEqual([]);
+  });
+
   it("a background application: generated refresh token, then the customer lifecycle in JSON and XML", async () => {
     const { stdout } = await bawa(
       "refresh-token",

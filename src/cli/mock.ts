@@ -105,7 +105,7 @@ options (flag, else environment variable, else default):
     }
     const givenSeed = setting(values, "seed", "BAWA_SEED_DIR", "");
     const seedDir = resolve(givenSeed || DEFAULT_SEED_DIR);
-    const contract = contractOf(values, { eager: false });
+    const contract = await contractOf(values, { eager: false });
 
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
     const compactAt = setting(values, "compact-at", "BAWA_COMPACT_AT", String(COMPACT_AT_BYTES));

@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { CONTRACT_PATH, type CompiledContract, compileContract } from "../contract/index.ts";
+import type { CompiledContract } from "../contract/index.ts";
+import { CONTRACT_PATH } from "../paths.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -73,10 +74,15 @@ export function contractPath(values: Record<string, unknown>, env = "BAWA_CONTRA
 
 /**
  * Compiles the contract of --contract. A document bawa can not use is the command line's to change
- * (exit 2): the message names the node (`#/components/schemas/A: ...`).
+ * (exit 2): the message names the node (`#/components/schemas/A: ...`). Ajv, YAML and the XML
+ * parser load here, not with the command line: its usage and a run against a target need none.
  */
-export function contractOf(values: Record<string, unknown>, options: { eager?: boolean } = {}): CompiledContract {
+export async function contractOf(
+  values: Record<string, unknown>,
+  options: { eager?: boolean } = {},
+): Promise<CompiledContract> {
   const path = contractPath(values);
+  const { compileContract } = await import("../contract/index.ts");
   try {
     return compileContract(path, options);
   } catch (err) {

@@ -81,7 +81,7 @@ options (flag, else environment variable, else default):
     const { controlToken, allowedHosts, corsOrigins } = controlSettings(values, host);
     const recordDir = typeof values.record === "string" ? resolve(values.record) : undefined;
     const reportDir = typeof values.report === "string" ? resolve(values.report) : undefined;
-    const contract = contractOf(values);
+    const contract = await contractOf(values);
 
     let proxy: Awaited<ReturnType<typeof startProxy>>;
     try {

@@ -2,7 +2,6 @@
 // compiled from its schemas. Both the mock and the conformance suite take
 // their shapes from here and never write a schema again by hand.
 import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import {
   _,
   Ajv2020,
@@ -14,19 +13,15 @@ import {
 } from "ajv/dist/2020.js";
 import { usePattern } from "ajv/dist/vocabularies/code.js";
 import addFormats from "ajv-formats";
-import { PROJECT_ROOT } from "../paths.ts";
+import { CONTRACT_PATH } from "../paths.ts";
 import { parseYaml } from "../yaml-file.ts";
 import { ContractError, checkContract, MAX_CONTRACT_BYTES } from "./bounds.ts";
 import { linearRegExp } from "./patterns.ts";
 import { MONTH_DAY_YEAR } from "./resources.ts";
 
-/** The project's own contract, the one the TypeScript types are generated from. */
-export const PROJECT_CONTRACT_PATH = resolve(PROJECT_ROOT, "openapi/openapi.yaml");
-/**
- * The contract in use: BAWA_CONTRACT (a team's own, as every command reads it), else the
- * project's. The tests read it too, so they hold on a contract that gains a resource.
- */
-export const CONTRACT_PATH = process.env.BAWA_CONTRACT ? resolve(process.env.BAWA_CONTRACT) : PROJECT_CONTRACT_PATH;
+// Where the contract is lives with the project's other paths: a command that only names it (its
+// usage, a run of the suite against a target) need not load Ajv, YAML and the XML parser.
+export { CONTRACT_PATH, PROJECT_CONTRACT_PATH } from "../paths.ts";
 
 /** The parts of an OpenAPI document this project reads. */
 export interface OpenApiDocument {

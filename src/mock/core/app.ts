@@ -22,16 +22,18 @@ import {
 import { refuseForeign } from "./local.ts";
 import { RequestLog } from "./request-log.ts";
 import { resourceRoutes } from "./resources.ts";
-import { type MockConfig, type MockContext, matchRoute, type Route, type RoutedRequest } from "./router.ts";
+import {
+  DEFAULT_CONFIG,
+  type MockConfig,
+  type MockContext,
+  matchRoute,
+  type Route,
+  type RoutedRequest,
+} from "./router.ts";
 import { MAX_DELAY_MS, Scenarios, type TransformContext, WRITES } from "./scenarios.ts";
 import { ObjectStore, type Seed } from "./store.ts";
 
-export const DEFAULT_CONFIG: MockConfig = {
-  versions: ["1"],
-  scope: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
-  ownHosts: [],
-  corsOrigins: "registered",
-};
+export { DEFAULT_CONFIG } from "./router.ts";
 
 export interface MockOptions {
   config?: Partial<MockConfig>;

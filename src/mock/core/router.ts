@@ -33,6 +33,14 @@ export interface MockConfig {
   corsOrigins: "registered" | "*" | readonly string[];
 }
 
+/** The configuration of a mock started without options (here, not in app.ts: the suite's settings read it without the mock). */
+export const DEFAULT_CONFIG: MockConfig = {
+  versions: ["1"],
+  scope: "http://BusinessAdmin.Mock.API/Web/WebApi/*",
+  ownHosts: [],
+  corsOrigins: "registered",
+};
+
 /** Everything a handler may read or change: state, clock and configuration; no network. */
 export interface MockContext {
   contract: CompiledContract;
