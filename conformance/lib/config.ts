@@ -2,8 +2,9 @@
 // optionally over a YAML/JSON file named by CONFORMANCE_CONFIG. `bawa
 // conformance` turns its flags into these variables before Playwright starts.
 import { readFileSync } from "node:fs";
-import { parse } from "yaml";
 import type { Operation } from "../../src/contract/index.ts";
+// The yaml package (60 ms to load) only when a settings file is read: most runs have none.
+import { parseYaml } from "../../src/yaml-file.ts";
 import { annotatedTarget, TARGET_ANNOTATION } from "./requirements.ts";
 
 export type Kind = "spec" | "oauth" | "assumption";
@@ -257,7 +258,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
   if (path) {
     let parsed: unknown;
     try {
-      parsed = parse(readFileSync(path, "utf8")) ?? {};
+      parsed = parseYaml(readFileSync(path, "utf8")) ?? {};
     } catch (err) {
       throw new ConfigError(`cannot read CONFORMANCE_CONFIG ${path}: ${(err as Error).message}`);
     }
@@ -297,7 +298,7 @@ export function configTargets(
   const path = env.CONFORMANCE_CONFIG;
   if (!path) return [];
   readSettings(env); // the file's own errors first
-  const file = (parse(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
+  const file = (parseYaml(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
   const targets = file.targets ?? file.TARGETS;
   if (targets === undefined) return [];
   if (typeof targets !== "object" || targets === null || Array.isArray(targets))
