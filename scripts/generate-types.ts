@@ -62,7 +62,17 @@ const USAGE = `usage: generate-types [--check] [--spec openapi.yaml] [--out type
   verifies them (exit 1 when stale)
 exit codes: 0 done, 1 stale types or generation failed, 2 wrong command line`;
 
-function options(argv: string[]): { check: boolean; spec: string; out: string; requirements: boolean } {
+/** What the command prints, and where: the process's streams, or a test's. */
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+const PROCESS_IO: Io = { out: (l) => console.log(l), err: (l) => console.error(l) };
+
+type Options = { check: boolean; spec: string; out: string; requirements: boolean };
+
+/** The command line's options, or the exit code to end with (0 for --help, 2 for a wrong one). */
+function options(argv: string[], io: Io): Options | number {
   try {
     const { values } = parseArgs({
       args: argv,
@@ -74,20 +84,25 @@ function options(argv: string[]): { check: boolean; spec: string; out: string; r
       },
     });
     if (values.help) {
-      console.log(USAGE);
-      process.exit(0);
+      io.out(USAGE);
+      return 0;
     }
     // Another --out is a contract of someone's own: the project's requirement ids are left alone.
     const requirements = resolve(values.out) === DEFAULT_TYPES;
     return { check: values.check, spec: resolve(values.spec), out: resolve(values.out), requirements };
   } catch (err) {
-    console.error(`generate-types: ${(err as Error).message}\n${USAGE}`);
-    process.exit(2);
+    io.err(`generate-types: ${(err as Error).message}\n${USAGE}`);
+    return 2;
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const opts = options(process.argv.slice(2));
+/**
+ * The command: writes (or with --check compares) the types and the requirement ids; its exit
+ * code. The tests run it in process; the script's own process exits with what it returns.
+ */
+export async function main(argv: string[], io: Io = PROCESS_IO): Promise<number> {
+  const opts = options(argv, io);
+  if (typeof opts === "number") return opts;
   const outputs: Array<{ what: string; source: string; out: string; make: () => Promise<string> }> = [
     { what: "types", source: opts.spec, out: opts.out, make: () => generateTypes(opts.spec) },
     ...(opts.requirements
@@ -107,22 +122,26 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       if (opts.check) {
         const result = await compare(await make(), out);
         if (!result.upToDate) {
-          console.error(
+          io.err(
             `generate-types: ${relative(process.cwd(), out)} in the working tree is not up to date with ${relative(process.cwd(), source)}.`,
           );
-          console.error(`  ${result.reason}`);
-          console.error("  Run `npm run generate` and commit the result.");
+          io.err(`  ${result.reason}`);
+          io.err("  Run `npm run generate` and commit the result.");
           stale = true;
-        } else console.log(`generate-types: ${relative(process.cwd(), out)} is up to date.`);
+        } else io.out(`generate-types: ${relative(process.cwd(), out)} is up to date.`);
       } else {
         await writeFile(out, await make());
-        console.log(`generate-types: wrote ${relative(process.cwd(), out)}`);
+        io.out(`generate-types: wrote ${relative(process.cwd(), out)}`);
       }
     } catch (err) {
       // A source that does not generate is a failed run (1), not a wrong command line (2).
-      console.error(`generate-types: could not generate ${what} from ${source}: ${(err as Error).message}`);
-      process.exit(1);
+      io.err(`generate-types: could not generate ${what} from ${source}: ${(err as Error).message}`);
+      return 1;
     }
   }
-  if (stale) process.exit(1);
+  return stale ? 1 : 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  process.exitCode = await main(process.argv.slice(2));
 }
