@@ -31,6 +31,27 @@ export interface SinceBaseline {
 
 export class BaselineError extends Error {}
 
+/** What of a target's summary.json the gate reads. */
+export interface GatedSummary {
+  verdict: string;
+  interrupted?: boolean;
+  sinceBaseline?: { newlyFailing: readonly string[] } | undefined;
+  requirements: ReadonlyArray<{ verdict: string }>;
+}
+
+/**
+ * Whether a target's run fails the gate: on any failure (the default), or with `--fail-on new`
+ * only on rows its baseline did not fail, a run cut short, or a verdict failed by the run as a
+ * whole (nothing verified, no token), not by a row. A run's reporter and `bawa conformance merge`
+ * both end with it.
+ */
+export function gateFails(s: GatedSummary, failOn: FailOn): boolean {
+  if (s.verdict !== "failed") return false;
+  if (failOn === "any" || !s.sinceBaseline) return true;
+  const rowsFail = s.requirements.some((r) => FAILING.has(r.verdict));
+  return s.interrupted === true || s.sinceBaseline.newlyFailing.length > 0 || !rowsFail;
+}
+
 /** Reads a baseline: a summary.json that `bawa conformance` wrote. */
 export function readBaseline(file: string): ComparedSummary {
   let parsed: unknown;

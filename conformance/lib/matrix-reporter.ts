@@ -19,7 +19,14 @@ import {
   PARTS,
 } from "../../src/rules/coverage.ts";
 import { parseYaml } from "../../src/yaml-file.ts";
-import { BaselineError, baselineLines, compareWithBaseline, readBaseline, type SinceBaseline } from "./baseline.ts";
+import {
+  BaselineError,
+  baselineLines,
+  compareWithBaseline,
+  gateFails,
+  readBaseline,
+  type SinceBaseline,
+} from "./baseline.ts";
 import type { Kind, RunTarget } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
 import { cell, esc } from "./markup.ts";
@@ -397,18 +404,6 @@ function packageVersion(): string {
   } catch {
     return "0.0.0";
   }
-}
-
-/**
- * Whether a target's run fails the gate: on any failure (the default), or with `--fail-on new`
- * only on rows its baseline did not fail, a run cut short, or a verdict failed by the run as a
- * whole (nothing verified, no token), not by a row.
- */
-function gateFails(s: Summary, failOn: "any" | "new"): boolean {
-  if (s.verdict !== "failed") return false;
-  if (failOn === "any" || !s.sinceBaseline) return true;
-  const rowsFail = s.requirements.some((r) => FAILING.includes(r.verdict));
-  return s.interrupted || s.sinceBaseline.newlyFailing.length > 0 || !rowsFail;
 }
 
 /**

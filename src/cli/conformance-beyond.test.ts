@@ -110,16 +110,40 @@ describe("--baseline and --fail-on new", () => {
   });
 
   it("the same failures as the baseline pass the gate; one more fails it", async () => {
+    // As the one shard of a sharded run, so its blob is merged below under each gate.
     const same = await withFaults(["field-wrong-type"], () =>
-      h.bawa(["--grep", NARROW, "--output", "same", "--baseline", "worse/summary.json", "--fail-on", "new"]),
+      h.bawa([
+        "--grep",
+        NARROW,
+        "--shard",
+        "1/1",
+        "--output",
+        "same",
+        "--baseline",
+        "worse/summary.json",
+        "--fail-on",
+        "new",
+      ]),
     );
     expect(same.code, same.out).toBe(0);
     expect(summaryOf("same").sinceBaseline).toMatchObject({ newlyFailing: [], stillFailing: ["CUST-FIELDS"] });
-    // Without --fail-on new the same run fails, as any failure does.
-    const any = await withFaults(["field-wrong-type"], () =>
-      h.bawa(["--grep", NARROW, "--output", "any", "--baseline", "worse/summary.json"]),
-    );
+    // Merged, the shards pass or fail the gate as the run would have: with --fail-on new it passes;
+    // without it the same failures fail it, as any failure does.
+    const mergedNew = await h.bawa([
+      "merge",
+      "same",
+      "--output",
+      "same-merged",
+      "--baseline",
+      "worse/summary.json",
+      "--fail-on",
+      "new",
+    ]);
+    expect(mergedNew.code, mergedNew.out).toBe(0);
+    expect(summaryOf("same-merged").sinceBaseline).toMatchObject({ newlyFailing: [], stillFailing: ["CUST-FIELDS"] });
+    const any = await h.bawa(["merge", "same", "--output", "any", "--baseline", "worse/summary.json"]);
     expect(any.code, any.out).toBe(1);
+    expect(summaryOf("any").verdict).toBe("failed");
     const more = await withFaults(["field-wrong-type", "token-cacheable"], () =>
       h.bawa(["--grep", NARROW, "--output", "more", "--baseline", "worse/summary.json", "--fail-on", "new"]),
     );

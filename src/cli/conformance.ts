@@ -4,7 +4,14 @@ import { createRequire } from "node:module";
 import { availableParallelism, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { BaselineError, FAIL_ON, type FailOn, readBaseline } from "../../conformance/lib/baseline.ts";
+import {
+  BaselineError,
+  FAIL_ON,
+  type FailOn,
+  type GatedSummary,
+  gateFails,
+  readBaseline,
+} from "../../conformance/lib/baseline.ts";
 import {
   ConfigError,
   configTargets,
@@ -434,9 +441,17 @@ async function merge(dirs: string[], env: Record<string, string | undefined>): P
       { stdio: "inherit", env: { ...env, ...compiledSuite, CONFORMANCE_REPORTS_DIR: reports }, cwd: PROJECT_ROOT },
     );
     const code = await new Promise<number>((done) => child.on("exit", (c) => done(c ?? 1)));
-    const summary = join(reports, "summary.json");
-    if (code !== 0 || !existsSync(summary)) return 1;
-    return (JSON.parse(readFileSync(summary, "utf8")) as { verdict: string }).verdict === "passed" ? 0 : 1;
+    if (code !== 0) return 1;
+    // Playwright's merge exits 0 unless a reporter failed: the gate is the merged summaries', as a
+    // run's (--fail-on new passes what the baseline failed too), for one target or several.
+    const files = existsSync(join(reports, "summary.json"))
+      ? [join(reports, "summary.json")]
+      : (existsSync(join(reports, "targets")) ? readdirSync(join(reports, "targets")) : []).map((name) =>
+          join(reports, "targets", name, "summary.json"),
+        );
+    if (files.length === 0 || !files.every((f) => existsSync(f))) return 1;
+    const failOn: FailOn = env.CONFORMANCE_FAIL_ON === "new" ? "new" : "any";
+    return files.some((f) => gateFails(JSON.parse(readFileSync(f, "utf8")) as GatedSummary, failOn)) ? 1 : 0;
   } finally {
     rmSync(blobs, { recursive: true, force: true });
   }
