@@ -5,7 +5,7 @@
 // outside the reports, readable by the run's user alone, deleted at the end),
 // so the runner's reporters and the command line can take it out of what they
 // write and print (decision 0023).
-import { appendFileSync, closeSync, fstatSync, mkdtempSync, openSync, readSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, openSync, readSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redactor } from "../../src/rules/redact.ts";
@@ -48,7 +48,15 @@ export function ensureRunDir(env: NodeJS.ProcessEnv = process.env): string {
 export class RunSecrets {
   readonly redactor = new Redactor();
   readonly #dir: string | undefined;
+  /**
+   * The learned file, open for the process's life (the OS closes it): every text the runner
+   * reports is redacted, thousands in a run, and each looked for new lines. Opening, sizing and
+   * closing the file each time cost three system calls; a read from where the last one ended
+   * costs one, and finds nothing when nothing was learned.
+   */
+  #fd: number | undefined;
   #offset = 0;
+  #pending = "";
 
   constructor(dir: string | undefined = process.env[RUN_DIR_VARIABLE]) {
     this.#dir = dir || undefined;
@@ -61,25 +69,24 @@ export class RunSecrets {
   /** Takes up what the workers learned since the last call. */
   refresh(): void {
     if (!this.#dir) return;
-    let fd: number;
-    try {
-      fd = openSync(join(this.#dir, LEARNED_FILE), "r");
-    } catch {
-      return;
+    if (this.#fd === undefined) {
+      const file = join(this.#dir, LEARNED_FILE);
+      // None learned yet: no file (existsSync does not throw, as a failed open would).
+      if (!existsSync(file)) return;
+      this.#fd = openSync(file, "r");
     }
-    try {
-      const size = fstatSync(fd).size;
-      if (size <= this.#offset) return;
-      const buf = Buffer.alloc(size - this.#offset);
-      readSync(fd, buf, 0, buf.length, this.#offset);
-      const text = buf.toString("utf8");
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (;;) {
+      const n = readSync(this.#fd, buf, 0, buf.length, this.#offset);
+      if (n === 0) break;
+      this.#offset += n;
+      // A line a worker is still writing waits for its end; a character split between reads too.
+      const text = this.#pending + buf.toString("latin1", 0, n);
       const whole = text.lastIndexOf("\n") + 1;
-      for (const line of text.slice(0, whole).split("\n")) {
+      this.#pending = text.slice(whole);
+      for (const line of Buffer.from(text.slice(0, whole), "latin1").toString("utf8").split("\n")) {
         if (line) this.redactor.add(JSON.parse(line) as string, LEARNED_MIN_LENGTH);
       }
-      this.#offset += Buffer.byteLength(text.slice(0, whole));
-    } finally {
-      closeSync(fd);
     }
   }
 
