@@ -45,6 +45,9 @@ export function ensureRunDir(env: NodeJS.ProcessEnv = process.env): string {
  * The secrets of a run as the runner and the command line see them: the settings given, and
  * what the workers learned, read again from the run's folder on each refresh().
  */
+/** Where a refresh reads into: one for the process (a new 64 KiB buffer per refresh cost more than the open it saved). */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 export class RunSecrets {
   readonly redactor = new Redactor();
   readonly #dir: string | undefined;
@@ -73,15 +76,19 @@ export class RunSecrets {
       const file = join(this.#dir, LEARNED_FILE);
       // None learned yet: no file (existsSync does not throw, as a failed open would).
       if (!existsSync(file)) return;
-      this.#fd = openSync(file, "r");
+      try {
+        this.#fd = openSync(file, "r");
+      } catch {
+        // Gone since (the run's folder is removed as the run ends): nothing more to learn.
+        return;
+      }
     }
-    const buf = Buffer.allocUnsafe(64 * 1024);
     for (;;) {
-      const n = readSync(this.#fd, buf, 0, buf.length, this.#offset);
+      const n = readSync(this.#fd, READ_BUFFER, 0, READ_BUFFER.length, this.#offset);
       if (n === 0) break;
       this.#offset += n;
       // A line a worker is still writing waits for its end; a character split between reads too.
-      const text = this.#pending + buf.toString("latin1", 0, n);
+      const text = this.#pending + READ_BUFFER.toString("latin1", 0, n);
       const whole = text.lastIndexOf("\n") + 1;
       this.#pending = text.slice(whole);
       for (const line of Buffer.from(text.slice(0, whole), "latin1").toString("utf8").split("\n")) {

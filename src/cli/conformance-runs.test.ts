@@ -80,5 +80,10 @@ describe("bawa conformance in a busy environment and in parts", () => {
     const one = verdicts(join(h.dir, "whole/summary.json"));
     expect(Object.values(one).filter((v) => v === "passed").length).toBeGreaterThan(5);
     expect(verdicts(join(h.dir, "merged/summary.json"))).toEqual(one);
+    // Merged with a profile, the shards are judged against its known results as the profile's run
+    // would be: the mock passes ERR-2-ID, which Prism is known to fail, an unexpected pass.
+    const asPrism = await h.bawa(["merge", "shard-1", "shard-2", "--profile", "prism", "--output", "as-prism"]);
+    expect(asPrism.code, asPrism.out).toBe(1);
+    expect(verdicts(join(h.dir, "as-prism/summary.json"))["ERR-2-ID"]).toBe("unexpected pass");
   }, 180_000);
 });

@@ -129,7 +129,8 @@ ${VARIABLES.map(([n, m]) => `  ${n.padEnd(34)} ${m}`).join("\n")}
 
 bawa conformance merge <dir>...
   merges the blobs of shard runs found in the folders into one matrix, JUnit file, HTML
-  report and exit code (in --output, default ./reports/conformance)
+  report and exit code (in --output, default ./reports/conformance); its exit code is the
+  gate the shards' run has: give it the same --baseline, --fail-on, --strict, --profile
 bawa conformance cleanup [--yes] [--contract <file>]
   lists what runs left behind (names: CONFORMANCE_NAME_PREFIX, a space, eight hex digits) in
   CONFORMANCE_DATABASE, in every editable resource of the contract; --yes deletes them. Needs
@@ -179,7 +180,12 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     // The mock's, Prism's and the cleanup's code load only where they run: a run against a target
     // (most runs, and every CI job) starts in a third of the time without them (decision 0033).
     if (positionals[0] === "cleanup") return (await import("./cleanup.ts")).cleanup(env, values.yes === true);
-    if (positionals[0] === "merge") return merge(positionals.slice(1), env);
+    if (values.profile !== undefined && values.profile !== "prism")
+      throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
+    const profile = values.profile === "prism" ? resolve(PROJECT_ROOT, "conformance/profiles/prism.yaml") : undefined;
+    // A merge judges the shards as their run would: with its profile's known results too.
+    if (positionals[0] === "merge")
+      return merge(positionals.slice(1), profile ? { ...env, CONFORMANCE_PROFILE: profile } : env);
     const shard = typeof values.shard === "string" ? values.shard : undefined;
     if (shard !== undefined) {
       const [i, n] = shard.split("/").map(Number);
@@ -194,9 +200,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     const own: Listening[] = [];
     let prism: ReturnType<typeof startPrism> | undefined;
     let runDir: string | undefined;
-    if (values.profile !== undefined) {
-      if (values.profile !== "prism")
-        throw new UsageError(`unknown profile ${String(values.profile)}; there is: prism`);
+    if (profile) {
       const { freePort } = await import("../mock/node/listen.ts");
       const port = await freePort();
       prism = (await import("./prism.ts")).startPrism({
@@ -209,7 +213,7 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       await prism.ready;
       Object.assign(env, ownMockSettings(prism.url, "prism-refresh-token"), {
         CONFORMANCE_KINDS: "spec,oauth",
-        CONFORMANCE_PROFILE: resolve(PROJECT_ROOT, "conformance/profiles/prism.yaml"),
+        CONFORMANCE_PROFILE: profile,
         // Prism answers at once and draws no screen: a page with nothing to act on stays so.
         CONFORMANCE_SCREEN_TIMEOUT_MS: env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? "1000",
       });
@@ -441,17 +445,13 @@ async function merge(dirs: string[], env: Record<string, string | undefined>): P
       { stdio: "inherit", env: { ...env, ...compiledSuite, CONFORMANCE_REPORTS_DIR: reports }, cwd: PROJECT_ROOT },
     );
     const code = await new Promise<number>((done) => child.on("exit", (c) => done(c ?? 1)));
-    if (code !== 0) return 1;
-    // Playwright's merge exits 0 unless a reporter failed: the gate is the merged summaries', as a
-    // run's (--fail-on new passes what the baseline failed too), for one target or several.
-    const files = existsSync(join(reports, "summary.json"))
-      ? [join(reports, "summary.json")]
-      : (existsSync(join(reports, "targets")) ? readdirSync(join(reports, "targets")) : []).map((name) =>
-          join(reports, "targets", name, "summary.json"),
-        );
-    if (files.length === 0 || !files.every((f) => existsSync(f))) return 1;
+    const summary = join(reports, "summary.json");
+    if (code !== 0 || !existsSync(summary)) return 1;
+    // Playwright's merge exits 0 unless a reporter failed: the gate is the merged summary's, as a
+    // run's (--fail-on new passes what the baseline failed too). Shards are of one target: --shard
+    // is refused beside several.
     const failOn: FailOn = env.CONFORMANCE_FAIL_ON === "new" ? "new" : "any";
-    return files.some((f) => gateFails(JSON.parse(readFileSync(f, "utf8")) as GatedSummary, failOn)) ? 1 : 0;
+    return gateFails(JSON.parse(readFileSync(summary, "utf8")) as GatedSummary, failOn) ? 1 : 0;
   } finally {
     rmSync(blobs, { recursive: true, force: true });
   }
