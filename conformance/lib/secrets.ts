@@ -41,13 +41,13 @@ export function ensureRunDir(env: NodeJS.ProcessEnv = process.env): string {
   return env[RUN_DIR_VARIABLE]!;
 }
 
+/** Where a refresh reads into: one for the process (a new 64 KiB buffer per refresh cost more than the open it saved). */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /**
  * The secrets of a run as the runner and the command line see them: the settings given, and
  * what the workers learned, read again from the run's folder on each refresh().
  */
-/** Where a refresh reads into: one for the process (a new 64 KiB buffer per refresh cost more than the open it saved). */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
 export class RunSecrets {
   readonly redactor = new Redactor();
   readonly #dir: string | undefined;
