@@ -3,8 +3,8 @@
 // fail only on what got worse; by default any failure fails, as before.
 import { readFileSync } from "node:fs";
 
-/** The row verdicts that fail a run (matrix-reporter.ts FAILING). */
-const FAILING = new Set(["failed", "uncovered", "unexpected pass"]);
+/** The row verdicts that fail a run by themselves: the reporter's, the comparison's and the gate's. */
+export const FAILING: ReadonlySet<string> = new Set(["failed", "uncovered", "unexpected pass"]);
 
 /** What a gate fails on: any failing row (the default), or only rows that did not fail in the baseline. */
 export type FailOn = "any" | "new";

@@ -23,6 +23,7 @@ import {
   BaselineError,
   baselineLines,
   compareWithBaseline,
+  FAILING,
   gateFails,
   readBaseline,
   type SinceBaseline,
@@ -80,8 +81,6 @@ const VERDICTS = [
   "not selected",
 ] as const;
 type Verdict = (typeof VERDICTS)[number];
-/** Verdicts that fail a run by themselves. */
-const FAILING: readonly Verdict[] = ["failed", "uncovered", "unexpected pass"];
 
 /** A known-results profile: requirements expected to fail on a given kind of target, with the reason. */
 interface Profile {
@@ -480,7 +479,7 @@ function summarize(
   const totals = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const row of rows) totals[row.verdict]++;
   const failures: Failure[] = rows
-    .filter((r) => FAILING.includes(r.verdict))
+    .filter((r) => FAILING.has(r.verdict))
     .flatMap((r) =>
       r.verdict === "uncovered"
         ? [{ row: r.row, check: "(no check)", file: r.file, error: uncoveredHint(r) }]
