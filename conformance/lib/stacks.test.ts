@@ -43,6 +43,22 @@ class Check {
   }
 }
 
+// Named as the methods of Playwright's scope that capture a stack at each wait on the browser.
+class Scope {
+  race(): Error {
+    return this._race();
+  }
+  safeRace(): Error {
+    return this._race();
+  }
+  elsewhere(): Error {
+    return this._race();
+  }
+  _race(): Error {
+    return new Error();
+  }
+}
+
 describe("a step's stack", () => {
   it("reads as source-map-support writes it, frame for frame, where no frame has a source map", async () => {
     // Frames of a method, of an async function after an await, of Node.js itself; of a constructor.
@@ -72,7 +88,13 @@ describe("a step's stack", () => {
       formatStepStacksPlainly(true);
       expect(Error.prepareStackTrace).toBe(installed);
       expect(stackOf(() => captureRawStack())).toMatch(/^Error: \n {4}at captureRawStack \(/);
-      // Any other error (one a person reads) goes to the formatter before.
+      // The scope's, at a wait on the browser, from either of its races.
+      const scope = new Scope();
+      expect(stackOf(() => scope.race())).toMatch(/^Error: \n {4}at Scope\._race \(.*\n {4}at Scope\.race \(/);
+      expect(stackOf(() => scope.safeRace())).toMatch(/^Error: \n {4}at Scope\._race \(.*\n {4}at Scope\.safeRace \(/);
+      // Any other error (one a person reads) goes to the formatter before, also one of a
+      // function of that name called from elsewhere.
+      expect(stackOf(() => scope.elsewhere())).toBe("formatted before");
       expect(stackOf(() => new Error("a failure"))).toBe("formatted before");
     });
   });

@@ -1,8 +1,9 @@
 // Playwright's workers format every stack through source-map-support, which
 // wraps each frame of it in an object of closures before it reads the frame's
 // place. Playwright captures a stack of up to 50 frames at every step (each API
-// call, expect and fixture) only to find the check's line in it: about a
-// quarter of a fault-matrix worker's CPU went to that formatting. The compiled
+// call, expect and fixture) only to find the check's line in it, and its driver
+// one at every wait on the browser in case the page closes during it (formatting
+// the steps' was about a quarter of a fault-matrix worker's CPU). The compiled
 // suite has no source maps: for it those stacks are written here as
 // source-map-support writes frames without one, read from the frames
 // themselves; every other stack (an error a person reads) still goes through
@@ -10,6 +11,20 @@
 
 /** The function of Playwright's that captures the stack of a step (playwright-core, stackTrace.ts). */
 const STEP_STACK = "captureRawStack";
+/**
+ * Playwright's driver, in the worker, also captures a stack at every wait on the browser (each
+ * protocol call, evaluation, route and response read: `LongStandingScope._race`, called by its
+ * `race` and `safeRace`, manualPromise.ts), kept for the error it throws if the page or browser
+ * closes during the wait: about 570 in a run of the OAuth checks (24 requirements, one worker).
+ */
+const SCOPE_STACK = "_race";
+const SCOPE_CALLERS = new Set(["race", "safeRace"]);
+
+/** Whether a stack is one of those Playwright captures for itself (a step's, or a wait's). */
+const capturedByPlaywright = (frames: readonly NodeJS.CallSite[]): boolean => {
+  const first = frames[0]?.getFunctionName();
+  return first === STEP_STACK || (first === SCOPE_STACK && SCOPE_CALLERS.has(frames[1]?.getFunctionName() ?? ""));
+};
 
 type Prepare = (error: Error, frames: NodeJS.CallSite[]) => unknown;
 
@@ -57,8 +72,8 @@ function frameText(frame: NodeJS.CallSite): string {
 }
 
 /**
- * Formats the stacks Playwright captures for its steps plainly (plainStack), and hands every
- * other stack to the formatter installed before (source-map-support's). Only for the compiled
+ * Formats the stacks Playwright captures for its steps and its waits plainly (plainStack), and
+ * hands every other stack to the formatter installed before (source-map-support's). Only for the compiled
  * suite: run from its TypeScript, the check's lines are read through the source maps of
  * Playwright's transform. Nothing installed, or Playwright's function renamed: stacks stay as
  * they were.
@@ -67,7 +82,7 @@ export function formatStepStacksPlainly(compiled: boolean): void {
   const before = Error.prepareStackTrace as Prepare | undefined;
   if (!compiled || !before || (before as { plain?: true }).plain) return;
   const prepare: Prepare = (error, frames) =>
-    frames[0]?.getFunctionName() === STEP_STACK ? plainStack(error, frames) : before(error, frames);
+    capturedByPlaywright(frames) ? plainStack(error, frames) : before(error, frames);
   Object.assign(prepare, { plain: true });
   Error.prepareStackTrace = prepare as typeof Error.prepareStackTrace;
 }
