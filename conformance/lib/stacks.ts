@@ -73,9 +73,9 @@ function frameText(frame: NodeJS.CallSite): string {
 
 /**
  * Formats the stacks Playwright captures for its steps and its waits plainly (plainStack), and
- * hands every other stack to the formatter installed before (source-map-support's). Only for the compiled
- * suite: run from its TypeScript, the check's lines are read through the source maps of
- * Playwright's transform. Nothing installed, or Playwright's function renamed: stacks stay as
+ * hands every other stack to the formatter installed before (source-map-support's). Only for the
+ * compiled suite: run from its TypeScript, the check's lines are read through the source maps of
+ * Playwright's transform. Nothing installed, or Playwright's functions renamed: stacks stay as
  * they were.
  */
 export function formatStepStacksPlainly(compiled: boolean): void {
