@@ -1,7 +1,9 @@
 // The endurance run's growth figure: read from peaks, so a collection's low point is no growth
-// and memory kept for good still is.
+// and memory kept for good still is. A process tree's CPU, with what its ended processes cost.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { rssGrowth } from "./bench-servers.ts";
+import { cpuMs, rssGrowth } from "./bench-servers.ts";
 
 const MB = 2 ** 20;
 const run = (mb: number[]) => mb.map((m, minute) => ({ minute, rssBytes: m * MB }));
@@ -21,5 +23,24 @@ describe("rssGrowth", () => {
   it("gives no figure for a run under 6 minutes", () => {
     expect(rssGrowth(run([70, 100, 90, 95, 96, 97]))).toBeUndefined();
     expect(rssGrowth(run([70, 100, 90, 95, 96, 97, 98]))).toBeCloseTo(98 / 100 - 1, 6);
+  });
+});
+
+describe("cpuMs", () => {
+  it("with reaped, counts a child that ended and was waited for; without, only the live processes", async () => {
+    // A parent that starts a child burning about 300 ms of CPU, waits for it, then waits to be read.
+    const burn = "const end = Date.now() + 300; while (Date.now() < end);";
+    const parent = spawn(process.execPath, [
+      "-e",
+      `require("child_process").spawnSync(process.execPath, ["-e", ${JSON.stringify(burn)}]); console.log("done"); setTimeout(() => {}, 30000);`,
+    ]);
+    try {
+      await once(parent.stdout, "data");
+      const live = cpuMs(parent.pid!);
+      const withReaped = cpuMs(parent.pid!, { reaped: true });
+      expect(withReaped - live).toBeGreaterThan(200);
+    } finally {
+      parent.kill();
+    }
   });
 });

@@ -128,8 +128,11 @@ const TICKS_PER_SECOND = (() => {
  * CPU time (user + system, ms) of a process and every process below it, from /proc: the server's
  * own cost, whatever the load generator and the neighbours on a shared machine do meanwhile
  * (throughput measures them too). Prism answers from a child of `bawa prism`, hence the tree.
+ * With `reaped`, also what the tree's processes that ended cost, as far as a process of the tree
+ * waited for them (Chromium ends renderer processes as it navigates: read between two looks, a
+ * live process's own time alone would lose theirs).
  */
-export function cpuMs(root: number): number {
+export function cpuMs(root: number, { reaped = false }: { reaped?: boolean } = {}): number {
   const parent = new Map<number, number>();
   const ticks = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
@@ -138,7 +141,7 @@ export function cpuMs(root: number): number {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       parent.set(Number(entry), Number(f[1]));
-      ticks.set(Number(entry), Number(f[11]) + Number(f[12]));
+      ticks.set(Number(entry), Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0));
     } catch {
       // The process ended while we looked.
     }
