@@ -6,8 +6,9 @@
 // to them shows here first, and steadily. Figures, not tests; CPU is read from /proc (Linux).
 //
 //   BENCH_WALKS        walks measured, after two that warm up (default 30)
-//   BENCH_WALK_CATCH   0: the browser sends every request itself, as against an environment
-//                      (default 1: the suite fetches the screens for it, as against the own mock)
+//   BENCH_WALK_CATCH   0: the browser sends every request itself, as against an environment;
+//                      1 (the default): the suite fetches the screens for it, as against the
+//                      own mock; any other value is refused (exit 2)
 //   BENCH_WALK_ARGS    more Chromium arguments, space-separated, to try one
 import { chromium } from "playwright-core";
 import { loadTarget } from "../conformance/lib/config.ts";
@@ -19,11 +20,16 @@ import { PROJECT_ROOT } from "../src/paths.ts";
 import { cpuMs, start } from "./bench-servers.ts";
 
 const WALKS = Number(process.env.BENCH_WALKS ?? 30);
-const catching = process.env.BENCH_WALK_CATCH !== "0";
+const CATCH = process.env.BENCH_WALK_CATCH ?? "1";
+const catching = CATCH === "1";
 const extraArgs = (process.env.BENCH_WALK_ARGS ?? "").split(" ").filter(Boolean);
 
 if (!Number.isInteger(WALKS) || WALKS < 1) {
   console.error(`bench:walk: BENCH_WALKS must be a whole number above 0, not ${process.env.BENCH_WALKS}`);
+  process.exit(2);
+}
+if (CATCH !== "0" && CATCH !== "1") {
+  console.error(`bench:walk: BENCH_WALK_CATCH must be 0 or 1, not ${CATCH}`);
   process.exit(2);
 }
 
