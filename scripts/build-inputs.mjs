@@ -1,0 +1,24 @@
+// The record scripts/build.mjs compares to decide whether tsc must run: every file under some
+// paths, by its path from the root, with its size and modification time.
+import { readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+/**
+ * A text that differs whenever a file under `paths` (files or folders, from `root`) was added,
+ * removed, or changed in size or modification time: a file put back with an older time included.
+ * A path that does not exist is left out.
+ */
+export function inputsRecord(root, paths) {
+  const out = {};
+  const visit = (path) => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) return;
+    if (stat.isDirectory()) {
+      for (const name of readdirSync(path).sort()) visit(join(path, name));
+    } else {
+      out[relative(root, path).split("\\").join("/")] = [stat.size, stat.mtimeMs];
+    }
+  };
+  for (const path of paths) visit(join(root, path));
+  return JSON.stringify(out);
+}

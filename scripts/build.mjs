@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// `npm run build`: the TypeScript compiled to dist/ (tsc without checking types: the typecheck
+// stage of npm test checks them), then the YAML cache (yaml-cache.mjs).
+//
+//   node scripts/build.mjs [--force]
+//
+// tsc is skipped when nothing it compiles from changed since its last successful run: `npm ci`
+// builds through `prepare` and `npm test` builds again right after, a second compile of about
+// 6.6 CPU-s in a run that must fit five minutes (issue 35). "Changed" is any difference in the
+// size or modification time of a file under its inputs, or a file added or gone, not only a newer
+// one: a file copied back with its old time is a change too. The record of the last run is kept in
+// node_modules/.cache, which `npm ci` empties, so a fresh install always compiles. --force
+// compiles anyway. The YAML cache is rebuilt every time (0.3 s; it is keyed by content anyway).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { inputsRecord } from "./build-inputs.mjs";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const RECORD = join(root, "node_modules/.cache/bawa-build.json");
+/** What tsc reads for dist/ (tsconfig.build.json's include, its configs) and what decides its output. */
+const INPUTS = [
+  "src",
+  "conformance",
+  "scripts/ensure-browser.mjs",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+  "package-lock.json",
+];
+
+let force;
+try {
+  force = parseArgs({ options: { force: { type: "boolean" } } }).values.force === true;
+} catch (err) {
+  console.error(`build: ${err.message}\nusage: node scripts/build.mjs [--force]`);
+  process.exit(2);
+}
+
+function lastRecord() {
+  try {
+    return readFileSync(RECORD, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+// Read before tsc starts: a file saved while it compiles differs from the record at the next build.
+const before = inputsRecord(root, INPUTS);
+const upToDate = !force && existsSync(join(root, "dist/src/cli/bawa.js")) && lastRecord() === before;
+if (upToDate) {
+  console.log("build: dist/ is up to date with its sources; tsc skipped (--force compiles anyway)");
+} else {
+  // A failed compile leaves no record: the next build compiles again.
+  rmSync(RECORD, { force: true });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--noCheck"],
+    { cwd: root, stdio: "inherit" },
+  );
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  mkdirSync(dirname(RECORD), { recursive: true });
+  writeFileSync(RECORD, before);
+}
+const cache = spawnSync(process.execPath, [join(root, "scripts/yaml-cache.mjs")], { cwd: root, stdio: "inherit" });
+process.exit(cache.status ?? 1);

@@ -1,0 +1,48 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { inputsRecord } from "./build-inputs.mjs";
+
+describe("the build's record of its inputs (scripts/build.mjs skips tsc when it is unchanged)", () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  function tree() {
+    root = mkdtempSync(join(tmpdir(), "bawa-build-"));
+    mkdirSync(join(root, "src/cli"), { recursive: true });
+    writeFileSync(join(root, "src/cli/a.ts"), "export const a = 1;\n");
+    writeFileSync(join(root, "tsconfig.json"), "{}\n");
+    return ["src", "tsconfig.json", "missing.json"];
+  }
+
+  it("is the same when nothing changed, and names files by their path from the root", () => {
+    const paths = tree();
+    const first = inputsRecord(root, paths);
+    expect(inputsRecord(root, paths)).toBe(first);
+    expect(Object.keys(JSON.parse(first))).toEqual(["src/cli/a.ts", "tsconfig.json"]);
+  });
+
+  it("differs when a file is put back with an older time, not only when one is newer", () => {
+    const paths = tree();
+    const first = inputsRecord(root, paths);
+    const file = join(root, "src/cli/a.ts");
+    const then = statSync(file).mtime;
+    utimesSync(file, then, new Date(then.getTime() - 60_000));
+    expect(inputsRecord(root, paths)).not.toBe(first);
+  });
+
+  it("differs when a file is added, removed, or changes size at the same time", () => {
+    const paths = tree();
+    const first = inputsRecord(root, paths);
+    writeFileSync(join(root, "src/cli/b.ts"), "");
+    expect(inputsRecord(root, paths)).not.toBe(first);
+    rmSync(join(root, "src/cli/b.ts"));
+    expect(inputsRecord(root, paths)).toBe(first);
+    const file = join(root, "src/cli/a.ts");
+    const { atime, mtime } = statSync(file);
+    writeFileSync(file, "export const a = 12;\n");
+    utimesSync(file, atime, mtime);
+    expect(inputsRecord(root, paths)).not.toBe(first);
+  });
+});
