@@ -8,11 +8,12 @@
 // builds through `prepare` and `npm test` builds again right after, a second compile of about
 // 6.6 CPU-s in a run that must fit five minutes (issue 35). "Changed" is any difference in the
 // size or modification time of a file under its inputs, or a file added or gone, not only a newer
-// one: a file copied back with its old time is a change too. The record of the last run is kept in
-// node_modules/.cache, which `npm ci` empties, so a fresh install always compiles. --force
-// compiles anyway. The YAML cache is rebuilt every time (0.3 s; it is keyed by content anyway).
+// one: a file copied back with its old time is a change too; so is a file of dist/ removed or
+// edited since. The record of the last run is kept in node_modules/.cache, which `npm ci` empties,
+// so a fresh install always compiles. --force compiles anyway. The YAML cache is rebuilt every
+// time (0.3 s; it is keyed by content anyway).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -47,9 +48,13 @@ function lastRecord() {
   }
 }
 
+/** What tsc wrote (dist/yaml is the YAML cache's, rewritten at every build). */
+const OUTPUTS = ["dist/src", "dist/conformance", "dist/scripts"];
+
 // Read before tsc starts: a file saved while it compiles differs from the record at the next build.
+// The outputs are part of the record too: a file of dist/ removed or edited by hand is compiled again.
 const before = inputsRecord(root, INPUTS);
-const upToDate = !force && existsSync(join(root, "dist/src/cli/bawa.js")) && lastRecord() === before;
+const upToDate = !force && lastRecord() === `${before}\n${inputsRecord(root, OUTPUTS)}`;
 if (upToDate) {
   console.log("build: dist/ is up to date with its sources; tsc skipped (--force compiles anyway)");
 } else {
@@ -62,7 +67,7 @@ if (upToDate) {
   );
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   mkdirSync(dirname(RECORD), { recursive: true });
-  writeFileSync(RECORD, before);
+  writeFileSync(RECORD, `${before}\n${inputsRecord(root, OUTPUTS)}`);
 }
 const cache = spawnSync(process.execPath, [join(root, "scripts/yaml-cache.mjs")], { cwd: root, stdio: "inherit" });
 process.exit(cache.status ?? 1);
