@@ -4,6 +4,24 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /**
+ * What tsc reads for dist/ (tsconfig.build.json's include, its configs) and what decides its
+ * output (the lock file, the compiler's own version as installed).
+ */
+export const BUILD_INPUTS = [
+  "src",
+  "conformance",
+  "scripts/ensure-browser.mjs",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+  "package-lock.json",
+  "node_modules/typescript/package.json",
+];
+
+/** What tsc writes (dist/yaml is the YAML cache's, rewritten at every build). */
+export const BUILD_OUTPUTS = ["dist/src", "dist/conformance", "dist/scripts"];
+
+/**
  * A text that differs whenever a file under `paths` (files or folders, from `root`) was added,
  * removed, or changed in size or modification time: a file put back with an older time included.
  * A path that does not exist is left out.

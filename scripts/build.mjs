@@ -6,7 +6,7 @@
 //
 // tsc is skipped when nothing it compiles from changed since its last successful run: `npm ci`
 // builds through `prepare` and `npm test` builds again right after, a second compile of about
-// 6.6 CPU-s in a run that must fit five minutes (issue 35). "Changed" is any difference in the
+// 6 CPU-s in a run that must fit five minutes (issue 35). "Changed" is any difference in the
 // size or modification time of a file under its inputs, or a file added or gone, not only a newer
 // one: a file copied back with its old time is a change too; so is a file of dist/ removed or
 // edited since. The record of the last run is kept in node_modules/.cache, which `npm ci` empties,
@@ -17,20 +17,10 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { inputsRecord } from "./build-inputs.mjs";
+import { BUILD_INPUTS, BUILD_OUTPUTS, inputsRecord } from "./build-inputs.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const RECORD = join(root, "node_modules/.cache/bawa-build.json");
-/** What tsc reads for dist/ (tsconfig.build.json's include, its configs) and what decides its output. */
-const INPUTS = [
-  "src",
-  "conformance",
-  "scripts/ensure-browser.mjs",
-  "tsconfig.json",
-  "tsconfig.build.json",
-  "package.json",
-  "package-lock.json",
-];
 
 let force;
 try {
@@ -48,18 +38,17 @@ function lastRecord() {
   }
 }
 
-/** What tsc wrote (dist/yaml is the YAML cache's, rewritten at every build). */
-const OUTPUTS = ["dist/src", "dist/conformance", "dist/scripts"];
-
 // Read before tsc starts: a file saved while it compiles differs from the record at the next build.
 // The outputs are part of the record too: a file of dist/ removed or edited by hand is compiled again.
-const before = inputsRecord(root, INPUTS);
-const upToDate = !force && lastRecord() === `${before}\n${inputsRecord(root, OUTPUTS)}`;
+const before = inputsRecord(root, BUILD_INPUTS);
+const upToDate = !force && lastRecord() === `${before}\n${inputsRecord(root, BUILD_OUTPUTS)}`;
 if (upToDate) {
   console.log("build: dist/ is up to date with its sources; tsc skipped (--force compiles anyway)");
 } else {
-  // A failed compile leaves no record: the next build compiles again.
+  // A failed compile leaves no record: the next build compiles again. tsc never removes what it
+  // wrote: the outputs go first, so a source removed or renamed leaves no module in dist/ to ship.
   rmSync(RECORD, { force: true });
+  for (const out of BUILD_OUTPUTS) rmSync(join(root, out), { recursive: true, force: true });
   const tsc = spawnSync(
     process.execPath,
     [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--noCheck"],
@@ -67,7 +56,7 @@ if (upToDate) {
   );
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   mkdirSync(dirname(RECORD), { recursive: true });
-  writeFileSync(RECORD, `${before}\n${inputsRecord(root, OUTPUTS)}`);
+  writeFileSync(RECORD, `${before}\n${inputsRecord(root, BUILD_OUTPUTS)}`);
 }
 const cache = spawnSync(process.execPath, [join(root, "scripts/yaml-cache.mjs")], { cwd: root, stdio: "inherit" });
 process.exit(cache.status ?? 1);

@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import ts from "typescript";
 import { afterEach, describe, expect, it } from "vitest";
-import { inputsRecord } from "./build-inputs.mjs";
+import { PROJECT_ROOT } from "../src/paths.ts";
+import { BUILD_INPUTS, inputsRecord } from "./build-inputs.mjs";
 
 describe("the build's record of its inputs (scripts/build.mjs skips tsc when it is unchanged)", () => {
   let root: string;
@@ -32,17 +34,35 @@ describe("the build's record of its inputs (scripts/build.mjs skips tsc when it 
     expect(inputsRecord(root, paths)).not.toBe(first);
   });
 
-  it("differs when a file is added, removed, or changes size at the same time", () => {
+  it("differs when a file is added or removed", () => {
     const paths = tree();
     const first = inputsRecord(root, paths);
     writeFileSync(join(root, "src/cli/b.ts"), "");
     expect(inputsRecord(root, paths)).not.toBe(first);
     rmSync(join(root, "src/cli/b.ts"));
     expect(inputsRecord(root, paths)).toBe(first);
+  });
+
+  it("differs when a file changes size and keeps its time to the microsecond", () => {
+    const paths = tree();
     const file = join(root, "src/cli/a.ts");
-    const { atime, mtime } = statSync(file);
+    // A whole second: the time put back after the write is then the very one recorded.
+    const second = new Date(Math.floor(Date.now() / 1000) * 1000);
+    utimesSync(file, second, second);
+    const first = inputsRecord(root, paths);
     writeFileSync(file, "export const a = 12;\n");
-    utimesSync(file, atime, mtime);
+    utimesSync(file, second, second);
+    expect(statSync(file).mtimeMs).toBe(second.getTime());
     expect(inputsRecord(root, paths)).not.toBe(first);
+  });
+
+  it("takes in everything tsconfig.build.json compiles", () => {
+    const config = ts.parseConfigFileTextToJson(
+      "tsconfig.build.json",
+      readFileSync(resolve(PROJECT_ROOT, "tsconfig.build.json"), "utf8"),
+    ).config as { include: string[] };
+    for (const included of config.include) {
+      expect(BUILD_INPUTS.some((input) => included === input || included.startsWith(`${input}/`))).toBe(true);
+    }
   });
 });
