@@ -23,7 +23,8 @@ export const BUILD_OUTPUTS = ["dist/src", "dist/conformance", "dist/scripts"];
 
 /**
  * A text that differs whenever a file under `paths` (files or folders, from `root`) was added,
- * removed, or changed in size or modification time: a file put back with an older time included.
+ * removed, or changed in size or modification time (to the millisecond): a file put back with an
+ * older time included.
  * A path that does not exist is left out.
  */
 export function inputsRecord(root, paths) {
