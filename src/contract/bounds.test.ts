@@ -21,7 +21,7 @@ import {
   MAX_SCHEMA_PROPERTIES,
 } from "./bounds.ts";
 import { type JsonSchema, loadContract, type OpenApiDocument, SchemaSet } from "./contract.ts";
-import { linearPattern } from "./patterns.ts";
+import { backtrackingSteps, linearPattern, NATIVE_STEPS, re2Pattern } from "./patterns.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "bawa-bounds-"));
@@ -256,10 +256,45 @@ console.log(JSON.stringify([schemas.check("Evil", "a".repeat(100000) + "!"), sch
     fc.assert(
       fc.property(fc.constantFrom(...patterns), fc.array(fc.constantFrom(...chars), { maxLength: 8 }), (p, cs) => {
         const text = cs.join("");
-        expect(linearPattern(p).test(text), `${p} ${JSON.stringify(text)}`).toBe(new RegExp(p, "u").test(text));
+        const ecma = new RegExp(p, "u").test(text);
+        // re2js as the translation gives it the pattern, and the engine the contract's checks use.
+        expect(re2Pattern(p).test(text), `re2js: ${p} ${JSON.stringify(text)}`).toBe(ecma);
+        expect(linearPattern(p).test(text), `${p} ${JSON.stringify(text)}`).toBe(ecma);
       }),
       { numRuns: 3_000 },
     );
+  });
+
+  it("a pattern whose backtracking is bounded whatever the text runs on JavaScript's engine; any other on re2js", () => {
+    // The contract's own patterns, derived: each bounded one is anchored and counted.
+    const own = new Set<string>();
+    JSON.stringify(loadContract(), (k, v) => (k === "pattern" && typeof v === "string" ? own.add(v) : v));
+    expect(own.size).toBeGreaterThan(0);
+    const engines = Object.fromEntries([...own].map((p) => [p, linearPattern(p).engine]));
+    expect(engines["^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$"]).toBe("native");
+    // 12 ways of matching a date, each at most 10 characters, each passing the pattern's 53.
+    expect(backtrackingSteps("^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$")).toBe(12 * (10 + 53));
+    for (const [p, engine] of Object.entries({
+      "^[A-Za-z0-9_-]{0,8}$": "native",
+      "^[Bb][Ee][Aa][Rr][Ee][Rr]( |$)": "native",
+      "^a|^b": "native",
+      "^\\u00e9?\\d{1,3}(?<tail>x|y)?$": "native",
+      "^[\\]a(]{2}$": "native",
+      // No bound: a repeat without an end, a start not anchored, an alternative not anchored.
+      "^[0-9]+$": "re2",
+      "^(a+)+$": "re2",
+      "^a{2,}$": "re2",
+      "a{1,5}": "re2",
+      "^a|b": "re2",
+      "no-store": "re2",
+      // A bound, but past NATIVE_STEPS: 2 + 4 + ... + 2^30 ways.
+      "^(a|a){1,30}$": "re2",
+    })) {
+      expect(linearPattern(p).engine, p).toBe(engine);
+    }
+    expect(backtrackingSteps("^(a|a){1,30}$")).toBeGreaterThan(NATIVE_STEPS);
+    // Where a backtracking engine takes 2^30 steps, re2js answers at once.
+    expect(linearPattern("^(a|a){1,30}$").test(`${"a".repeat(29)}b`)).toBe(false);
   });
 
   it("a pattern is not run on a text longer than the same schema's maxLength: refused either way, for less", () => {

@@ -12,6 +12,8 @@ export interface LinearPattern {
   test(text: string): boolean;
   /** RE2's instructions: the matching work per character grows with it. */
   readonly size: number;
+  /** Which engine runs it: JavaScript's when its backtracking is bounded (backtrackingSteps), else re2js. */
+  readonly engine: "native" | "re2";
 }
 
 /** A pattern the linear engine can not run, and why in words. */
@@ -64,7 +66,161 @@ export function toRe2(source: string): string {
   return RE2JS.translateRegExp(out);
 }
 
+/**
+ * Backtracking steps a pattern may take on any text before JavaScript's own engine runs it instead
+ * of re2js: a worst case of about 10 µs a check, what re2js spends on a date.
+ */
+export const NATIVE_STEPS = 10_000;
+
+/** What a piece of a pattern can do: how many ways it can be matched, and at most how many characters it takes. */
+interface Reach {
+  ways: number;
+  length: number;
+}
+
+// Sums and products past this are "too many" alike; it keeps the arithmetic exact and finite.
+const MANY = 1e12;
+const cap = (n: number) => Math.min(n, MANY);
+
+/**
+ * The most backtracking steps a pattern takes on any text, when that has a bound; undefined when
+ * it has none (an unbounded repeat, a start not anchored, lookaround, a backreference).
+ *
+ * Anchored at its start (every alternative begins with `^`, no m flag), a pattern is tried at the
+ * text's first position only (at any other, `^` fails at once), and a backtracking engine
+ * follows each way of matching it at most once: one choice per alternation, one count per
+ * repeat, each repeated piece matched its own way each time. Without `*`, `+` or `{n,}` those
+ * ways are finitely many, and each way reads at most `length` characters and passes each of the
+ * pattern's terms: the steps are bounded by ways × (length + the pattern's length), whatever the
+ * text. `^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$` has 12 ways of at most 10
+ * characters; `^(a+)+$` and `^(a|a){1,30}$` have no bound or too many.
+ */
+export function backtrackingSteps(source: string): number | undefined {
+  let i = 0;
+  const fail = (): never => {
+    throw new Unbounded();
+  };
+  // One atom: a character, an escape, a class or `.`; i is past it.
+  const atom = (): Reach => {
+    const c = source[i]!;
+    if (c === "\\") {
+      const e = source[i + 1] ?? fail();
+      if (/[1-9k]/.test(e)) fail(); // a backreference
+      i += 2;
+      if (e === "c") i++;
+      else if (e === "x") i += 2;
+      else if (e === "u") i = source[i] === "{" ? source.indexOf("}", i) + 1 : i + 4;
+      else if (e === "p" || e === "P") i = source.indexOf("}", i) + 1;
+      if (i <= 0) fail();
+      return { ways: 1, length: 1 };
+    }
+    if (c === "[") {
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+      if (i >= source.length) fail();
+      i++;
+      return { ways: 1, length: 1 };
+    }
+    i++;
+    return { ways: 1, length: 1 };
+  };
+  const quantified = (piece: Reach): Reach => {
+    const q = source[i];
+    let min: number;
+    let max: number;
+    if (q === "?") [min, max] = [0, 1];
+    else if (q === "*" || q === "+") return fail();
+    else if (q === "{") {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
+      if (!m) return fail();
+      if (m[2] !== undefined && m[3] === "") return fail();
+      min = Number(m[1]);
+      max = m[3] === undefined ? min : Number(m[3]);
+      i += m[0].length - 1;
+    } else return piece;
+    i++;
+    if (source[i] === "?") i++; // lazy: the same ways, tried in another order
+    // One way of the piece: a count of it each (`[0-9]{1,4}`: 4 ways); else its ways for each count.
+    let ways = piece.ways === 1 ? cap(max - min + 1) : 0;
+    for (let k = min; piece.ways > 1 && k <= max && ways < MANY; k++) ways = cap(ways + piece.ways ** k);
+    return { ways, length: cap(piece.length * max) };
+  };
+  const alternative = (): Reach => {
+    let reach: Reach = { ways: 1, length: 0 };
+    while (i < source.length && source[i] !== "|" && source[i] !== ")") {
+      const c = source[i]!;
+      let piece: Reach;
+      if (c === "^" || c === "$") {
+        i++;
+        continue;
+      }
+      if (c === "\\" && (source[i + 1] === "b" || source[i + 1] === "B")) {
+        i += 2;
+        continue;
+      }
+      if (c === "(") {
+        if (source[i + 1] === "?") {
+          if (source[i + 2] === ":") i += 3;
+          else if (source[i + 2] === "<" && /[A-Za-z_$]/.test(source[i + 3] ?? "")) i = source.indexOf(">", i) + 1;
+          else return fail(); // lookaround
+        } else i++;
+        piece = disjunction();
+        if (source[i] !== ")") return fail();
+        i++;
+      } else piece = atom();
+      piece = quantified(piece);
+      reach = { ways: cap(reach.ways * piece.ways), length: cap(reach.length + piece.length) };
+    }
+    return reach;
+  };
+  const disjunction = (): Reach => {
+    let reach = alternative();
+    while (source[i] === "|") {
+      i++;
+      const next = alternative();
+      reach = { ways: cap(reach.ways + next.ways), length: Math.max(reach.length, next.length) };
+    }
+    return reach;
+  };
+  try {
+    // Every alternative of the whole pattern must begin with ^.
+    const starts = [0];
+    let depth = 0;
+    let inClass = false;
+    for (let j = 0; j < source.length; j++) {
+      const c = source[j];
+      if (c === "\\") j++;
+      else if (inClass) inClass = c !== "]";
+      else if (c === "[") inClass = true;
+      else if (c === "(") depth++;
+      else if (c === ")") depth--;
+      else if (c === "|" && depth === 0) starts.push(j + 1);
+    }
+    if (starts.some((s) => source[s] !== "^")) return undefined;
+    const reach = disjunction();
+    if (i !== source.length) return undefined;
+    const steps = reach.ways * (reach.length + source.length);
+    return steps < MANY ? steps : undefined;
+  } catch (err) {
+    if (err instanceof Unbounded) return undefined;
+    throw err;
+  }
+}
+
+class Unbounded extends Error {}
+
 const compiled = new Map<string, LinearPattern>();
+
+/** The pattern compiled by re2js, with ECMAScript's meaning (toRe2); throws PatternError when RE2 can not run it. */
+export function re2Pattern(source: string): RE2JS {
+  try {
+    return RE2JS.compile(toRe2(source));
+  } catch (err) {
+    if (err instanceof PatternError) throw err;
+    throw new PatternError(
+      `a linear-time engine can not run it (${(err as Error).message}); lookaround and backreferences are not supported`,
+    );
+  }
+}
 
 /**
  * A contract pattern compiled for linear-time matching (cached: every validator of every schema
@@ -79,17 +235,16 @@ export function linearPattern(source: string): LinearPattern {
   } catch (err) {
     throw new PatternError(`it is no ECMAScript regular expression (${(err as Error).message})`);
   }
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(toRe2(source));
-  } catch (err) {
-    if (err instanceof PatternError) throw err;
-    throw new PatternError(
-      `a linear-time engine can not run it (${(err as Error).message}); lookaround and backreferences are not supported`,
-    );
-  }
+  // Compiled whatever engine runs it: RE2 refuses what no linear-time engine can run, and sizes the rest.
+  const re = re2Pattern(source);
+  // A pattern whose backtracking is bounded whatever the text runs on JavaScript's own engine: the
+  // ECMAScript meaning itself, and no slower in the worst case than re2js (a seed's 100,000
+  // dates took 112 ms on re2js).
+  const steps = backtrackingSteps(source);
+  const native = steps !== undefined && steps <= NATIVE_STEPS ? new RegExp(source, "u") : undefined;
   const pattern: LinearPattern = {
-    test: (text) => re.test(text),
+    test: native ? (text) => native.test(text) : (text) => re.test(text),
+    engine: native ? "native" : "re2",
     size: re.programSize(),
     // Ajv keys its compiled patterns by this.
     toString: () => `/${source}/u`,
