@@ -172,31 +172,20 @@ export function backtrackingSteps(source: string): number | undefined {
     }
     return reach;
   };
-  const disjunction = (): Reach => {
+  // `anchored`: the whole pattern's, each of whose alternatives must begin with ^.
+  const disjunction = (anchored = false): Reach => {
+    if (anchored && source[i] !== "^") fail();
     let reach = alternative();
     while (source[i] === "|") {
       i++;
+      if (anchored && source[i] !== "^") fail();
       const next = alternative();
       reach = { ways: cap(reach.ways + next.ways), length: Math.max(reach.length, next.length) };
     }
     return reach;
   };
   try {
-    // Every alternative of the whole pattern must begin with ^.
-    const starts = [0];
-    let depth = 0;
-    let inClass = false;
-    for (let j = 0; j < source.length; j++) {
-      const c = source[j];
-      if (c === "\\") j++;
-      else if (inClass) inClass = c !== "]";
-      else if (c === "[") inClass = true;
-      else if (c === "(") depth++;
-      else if (c === ")") depth--;
-      else if (c === "|" && depth === 0) starts.push(j + 1);
-    }
-    if (starts.some((s) => source[s] !== "^")) return undefined;
-    const reach = disjunction();
+    const reach = disjunction(true);
     if (i !== source.length) return undefined;
     const steps = reach.ways * (reach.length + source.length);
     return steps < MANY ? steps : undefined;
