@@ -72,15 +72,19 @@ export function toRe2(source: string): string {
  */
 export const NATIVE_STEPS = 10_000;
 
-/** What a piece of a pattern can do: how many ways it can be matched, and at most how many characters it takes. */
+/**
+ * What a piece of a pattern can do: how many ways it can be matched, and at most how many terms
+ * one way of it passes (a repeat's body once per count: `(?:ab){3}` passes 6).
+ */
 interface Reach {
   ways: number;
-  length: number;
+  terms: number;
 }
 
 // Sums and products past this are "too many" alike; it keeps the arithmetic exact and finite.
 const MANY = 1e12;
 const cap = (n: number) => Math.min(n, MANY);
+const ONE: Reach = { ways: 1, terms: 1 };
 
 /**
  * The most backtracking steps a pattern takes on any text, when that has a bound; undefined when
@@ -90,15 +94,12 @@ const cap = (n: number) => Math.min(n, MANY);
  * text's first position only (at any other, `^` fails at once), and a backtracking engine
  * follows each way of matching it at most once: one choice per alternation, one count per
  * repeat, each repeated piece matched its own way each time. Without `*`, `+` or `{n,}` those
- * ways are finitely many, and each way reads at most `length` characters and passes each of the
- * pattern's terms: the steps are bounded by ways × (length + the pattern's length), whatever the
- * text. `^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$` has 12 ways of at most 10
- * characters; `^(a+)+$` and `^(a|a){1,30}$` have no bound or too many.
- *
- * Known undercount (a review, 2026-11-28): inside a repeat each way passes the body's terms once
- * per count, not once, so a contract built for it (a repeat of 1,000 over 600 empty groups) is
- * judged 6,672 steps and takes about 5 ms a match. Still a constant per pattern, whatever the
- * text; counting each repeat's terms times its count is the fix.
+ * ways are finitely many. Every step the engine takes lies on the way to one of them, and one
+ * way passes at most `terms` terms (an atom or assertion, a group's entry; a repeat's body once
+ * per count), each a step: the steps are bounded by ways × terms, whatever the text.
+ * `^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$` has 12 ways of at most 14 terms;
+ * `^(a+)+$` and `^(a|a){1,30}$` have no bound or too many, and so does a repeat of 1,000 over a
+ * body of 600 empty groups (a review's try at a bound that counted each term once: 5 ms a match).
  */
 export function backtrackingSteps(source: string): number | undefined {
   let i = 0;
@@ -117,16 +118,16 @@ export function backtrackingSteps(source: string): number | undefined {
       else if (e === "u") i = source[i] === "{" ? source.indexOf("}", i) + 1 : i + 4;
       else if (e === "p" || e === "P") i = source.indexOf("}", i) + 1;
       if (i <= 0) fail();
-      return { ways: 1, length: 1 };
+      return ONE;
     }
     if (c === "[") {
       for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
       if (i >= source.length) fail();
       i++;
-      return { ways: 1, length: 1 };
+      return ONE;
     }
     i++;
-    return { ways: 1, length: 1 };
+    return ONE;
   };
   const quantified = (piece: Reach): Reach => {
     const q = source[i];
@@ -147,19 +148,17 @@ export function backtrackingSteps(source: string): number | undefined {
     // One way of the piece: a count of it each (`[0-9]{1,4}`: 4 ways); else its ways for each count.
     let ways = piece.ways === 1 ? cap(max - min + 1) : 0;
     for (let k = min; piece.ways > 1 && k <= max && ways < MANY; k++) ways = cap(ways + piece.ways ** k);
-    return { ways, length: cap(piece.length * max) };
+    return { ways, terms: cap(piece.terms * max) };
   };
   const alternative = (): Reach => {
-    let reach: Reach = { ways: 1, length: 0 };
+    let reach: Reach = { ways: 1, terms: 0 };
     while (i < source.length && source[i] !== "|" && source[i] !== ")") {
       const c = source[i]!;
       let piece: Reach;
-      if (c === "^" || c === "$") {
-        i++;
-        continue;
-      }
-      if (c === "\\" && (source[i + 1] === "b" || source[i + 1] === "B")) {
-        i += 2;
+      // An assertion: a step of its own, never quantified here (ECMAScript refuses `^?` under u).
+      if (c === "^" || c === "$" || (c === "\\" && (source[i + 1] === "b" || source[i + 1] === "B"))) {
+        i += c === "\\" ? 2 : 1;
+        reach = { ways: reach.ways, terms: cap(reach.terms + 1) };
         continue;
       }
       if (c === "(") {
@@ -168,12 +167,13 @@ export function backtrackingSteps(source: string): number | undefined {
           else if (source[i + 2] === "<" && /[A-Za-z_$]/.test(source[i + 3] ?? "")) i = source.indexOf(">", i) + 1;
           else return fail(); // lookaround
         } else i++;
-        piece = disjunction();
+        const body = disjunction();
         if (source[i] !== ")") return fail();
         i++;
+        piece = { ways: body.ways, terms: cap(body.terms + 1) }; // its entry a step too
       } else piece = atom();
       piece = quantified(piece);
-      reach = { ways: cap(reach.ways * piece.ways), length: cap(reach.length + piece.length) };
+      reach = { ways: cap(reach.ways * piece.ways), terms: cap(reach.terms + piece.terms) };
     }
     return reach;
   };
@@ -185,14 +185,14 @@ export function backtrackingSteps(source: string): number | undefined {
       i++;
       if (anchored && source[i] !== "^") fail();
       const next = alternative();
-      reach = { ways: cap(reach.ways + next.ways), length: Math.max(reach.length, next.length) };
+      reach = { ways: cap(reach.ways + next.ways), terms: Math.max(reach.terms, next.terms) };
     }
     return reach;
   };
   try {
     const reach = disjunction(true);
     if (i !== source.length) return undefined;
-    const steps = reach.ways * (reach.length + source.length);
+    const steps = reach.ways * reach.terms;
     return steps < MANY ? steps : undefined;
   } catch (err) {
     if (err instanceof Unbounded) return undefined;
