@@ -33,6 +33,7 @@ import { RequestLog } from "../mock/core/request-log.ts";
 import { matchRoute, type RoutedRequest } from "../mock/core/router.ts";
 import { dashboardRoutes } from "../mock/dashboard/routes.ts";
 import { ownHosts } from "../mock/node/listen.ts";
+import { TurnQueue } from "../mock/node/turn.ts";
 import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "../rules/exchange.ts";
 import { Judge } from "../rules/judge/index.ts";
 import { escapeRegExp, redact, redactViolation } from "../rules/redact.ts";
@@ -154,6 +155,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const send = target.protocol === "https:" ? httpsRequest : httpRequest;
   // An IPv6 address without its brackets, as node:http takes it.
   const hostname = target.hostname.replace(/^\[(.*)\]$/, "$1");
+
+  // The answers that ended in one turn are judged and written one after the other (turn.ts).
+  const turn = new TurnQueue();
 
   // A request's headers must arrive within the mock's limit; its body may take as long as the target allows.
   const server = createServer({ maxHeaderSize: 64 * 1024, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
@@ -397,12 +401,23 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
     answer.on("end", () => {
       const raw = Buffer.concat(chunks);
-      if (passing) finish({});
+      const judged = (reading: Decoded) =>
+        turn.later(
+          () => finish(reading),
+          (err) => {
+            console.error(
+              `bawa proxy: internal error answering ${req.method} ${redact(req.url ?? "/")} (a bug of bawa):`,
+              err,
+            );
+            res.destroy();
+          },
+        );
+      if (passing) judged({});
       else {
         const reading = decoded(raw, answer.headers["content-encoding"], judgeLimit);
-        // An answer as it came (most are) is judged at once; a compressed one once decompressed.
-        if (reading instanceof Promise) void reading.then(finish);
-        else finish(reading);
+        // An answer as it came (most are) is judged in this turn; a compressed one once decompressed.
+        if (reading instanceof Promise) void reading.then(judged);
+        else judged(reading);
       }
       function finish({ body, over }: Decoded): void {
         const ex: Exchange = {

@@ -51,6 +51,25 @@ describe("the mock over a real port", () => {
     expect((await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { headers: auth })).status).toBe(404);
   });
 
+  it("answers the requests of one connection in the order they came: a pipelined GET reads what a POST created", async () => {
+    // A POST waits for its body and then for the end of the turn (turn.ts); a GET behind it on
+    // the same connection waited for neither and was answered first, without the new customer.
+    const count = async () =>
+      ((await (await fetch(`${server.url}/v1/api/DEMO/CustomerInfoList`, { headers: auth })).json()) as unknown[])
+        .length;
+    const before = await count();
+    const body = JSON.stringify({ CustomerId: "", Name: "Rij B.V." });
+    const host = new URL(server.url).host;
+    const post = `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const get = `GET /v1/api/DEMO/CustomerInfoList HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`;
+    const answers = (await raw(post + get)).split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((a) => a.slice(0, 12))).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
+    expect(answers[0]).toContain('"Name":"Rij B.V."');
+    const listed = JSON.parse(answers[1]!.slice(answers[1]!.indexOf("\r\n\r\n") + 4)) as Array<{ Name: string }>;
+    expect(listed).toHaveLength(before + 1);
+    expect(listed.map((c) => c.Name)).toContain("Rij B.V.");
+  });
+
   it("keeps an idle connection longer than a client keeps one, and says so, so the client closes first", async () => {
     // A connection the server closes while the client reuses it loses the client's request
     // (ECONNRESET): fetch keeps an idle one 4 s, and less than the server's Keep-Alive hint.

@@ -2,10 +2,11 @@
 // arrives, the process keeps running and answers: a failure of ours is logged
 // as our bug and answered 500, never a crash.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type AddressInfo, createServer as createNetServer, isIP } from "node:net";
+import { type AddressInfo, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import { bodyBytes, type MockRequest, type MockResponse } from "../core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, KEEP_ALIVE_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
+import { TurnQueue } from "./turn.ts";
 
 export { BODY_LIMIT_BYTES };
 
@@ -48,6 +49,7 @@ export interface Listening {
 /** Starts listening; resolves once the port is open. */
 export function listen(app: Handle, options: ListenOptions): Promise<Listening> {
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
+  const turn = new TurnQueue();
   const server = createServer(
     {
       maxHeaderSize: 16 * 1024,
@@ -65,18 +67,26 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
         body,
         remoteAddress: req.socket.remoteAddress,
       });
-      // Most calls carry no body: answer them at once, without waiting for the stream's end.
+      // Most calls carry no body: answered at once, without waiting for the stream's end (unless
+      // a request before it on its connection is not answered yet).
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
         req.resume();
-        send(res, () => app.handle(request(undefined)));
+        if (lines.get(req.socket)?.length)
+          placeInLine(req.socket)(() => send(res, () => app.handle(request(undefined))));
+        else send(res, () => app.handle(request(undefined)));
         return;
       }
+      const ready = placeInLine(req.socket);
       readBody(req, limit, (body) => {
         if (body === "too-large") {
           res.shouldKeepAlive = false;
-          send(res, () => app.tooLarge(request(undefined)));
+          ready(() => send(res, () => app.tooLarge(request(undefined))));
         } else {
-          send(res, () => app.handle(request(body)));
+          // A request with a body (a write, most often) is handled with the others of this turn.
+          turn.later(
+            () => ready(() => send(res, () => app.handle(request(body)))),
+            (err) => fail(res, err),
+          );
         }
       });
     },
@@ -119,6 +129,30 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
       });
     });
   });
+}
+
+/** Per connection, its requests read but not yet answered, in the order they came. */
+const lines = new WeakMap<Socket, Array<{ run?: () => void }>>();
+
+/**
+ * The requests of one connection are handled in the order they came, whatever each waits for (its
+ * body, the end of the turn): a client that pipelines a GET after a POST reads what the POST
+ * created (RFC 9112 9.3.2 lets only safe requests run out of order). Gives the request its place;
+ * the function it returns is called once the request is ready, and runs it when every request
+ * before it on the connection has run.
+ */
+function placeInLine(socket: Socket): (run: () => void) => void {
+  let line = lines.get(socket);
+  if (!line) {
+    line = [];
+    lines.set(socket, line);
+  }
+  const place: { run?: () => void } = {};
+  line.push(place);
+  return (run) => {
+    place.run = run;
+    while (line[0]?.run) line.shift()!.run!();
+  };
 }
 
 /**
