@@ -3,7 +3,7 @@
 // own address, HEAD. The client must get the target's answer as it was sent;
 // only what forwarding needs may change, and the proxy's own pages keep the
 // mock's guard.
-import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, get, type IncomingHttpHeaders, IncomingMessage, type Server } from "node:http";
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -232,5 +232,36 @@ describe("the proxy's own pages", () => {
     });
     expect(ok.status).toBe(200);
     await guarded.close();
+  });
+});
+
+describe("stopping", () => {
+  it("judges, counts and passes on an answer that ended in the turn the proxy stops in", async () => {
+    // Answers wait for the end of the turn (turn.ts); a signal read in the same poll phase closes
+    // the proxy meanwhile. The answer is still judged, in the report and passed on, before the
+    // connections go: not judged after the report was written, its client answered by a reset.
+    const stopped = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: contractInUse() });
+    let counted: number | undefined;
+    // The proxy's answer from the target is the only IncomingMessage with a status here (fetch
+    // is undici's): close the proxy in the very event its end is read in.
+    const emit = IncomingMessage.prototype.emit;
+    IncomingMessage.prototype.emit = function (this: IncomingMessage, event: string, ...args: unknown[]) {
+      const handled = emit.call(this, event, ...args);
+      if (event === "end" && this.statusCode && counted === undefined) {
+        counted = -1;
+        void stopped.close().then(() => (counted = stopped.report.exchanges));
+      }
+      return handled;
+    } as typeof emit;
+    try {
+      const res = await fetch(`${stopped.url}/v1/nothing`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get("x-target")).toBe("yes");
+      expect(await res.text()).toBe("nothing here");
+    } finally {
+      IncomingMessage.prototype.emit = emit;
+    }
+    await expect.poll(() => counted).toBeGreaterThanOrEqual(0);
+    expect(counted).toBe(1);
   });
 });

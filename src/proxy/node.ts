@@ -548,6 +548,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           writer?.close();
           done();
         });
+        // The answers already in are judged, recorded and written before the connections go.
+        turn.flush();
         server.closeAllConnections();
       }),
   };

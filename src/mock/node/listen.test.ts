@@ -1,7 +1,7 @@
 // The adapter over a real port: what only the network shows.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEEP_ALIVE_MS } from "../core/limits.ts";
+import { BODY_LIMIT_BYTES, KEEP_ALIVE_MS } from "../core/limits.ts";
 import { buildMock } from "../index.ts";
 import { codeFlowTokens } from "../testing.ts";
 import { type Listening, listen } from "./listen.ts";
@@ -68,6 +68,24 @@ describe("the mock over a real port", () => {
     const listed = JSON.parse(answers[1]!.slice(answers[1]!.indexOf("\r\n\r\n") + 4)) as Array<{ Name: string }>;
     expect(listed).toHaveLength(before + 1);
     expect(listed.map((c) => c.Name)).toContain("Rij B.V.");
+  });
+
+  it("carries out nothing pipelined behind a 413: the connection closes, so no answer could say what was done", async () => {
+    const created = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ CustomerId: "", Name: "Blijf B.V." }),
+    });
+    const { CustomerId } = (await created.json()) as { CustomerId: string };
+    const host = new URL(server.url).host;
+    const big = JSON.stringify({ Name: "x".repeat(BODY_LIMIT_BYTES) });
+    const post = `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(big)}\r\n\r\n${big}`;
+    const del = `DELETE /v1/api/DEMO/Customer/${CustomerId} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\n\r\n`;
+    const answers = (await raw(post + del)).split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((a) => a.slice(0, 12))).toEqual(["HTTP/1.1 413"]);
+    expect(answers[0]!.toLowerCase()).toContain("connection: close");
+    // The DELETE behind it ran before (its answer lost with the connection): the customer was gone.
+    expect((await fetch(`${server.url}/v1/api/DEMO/Customer/${CustomerId}`, { headers: auth })).status).toBe(200);
   });
 
   it("keeps an idle connection longer than a client keeps one, and says so, so the client closes first", async () => {
@@ -152,5 +170,40 @@ describe("the mock over a real port", () => {
   it("answers a huge path segment with 404", async () => {
     const res = await fetch(`${server.url}/v1/api/DEMO/Customer/${"9".repeat(8000)}`, { headers: auth });
     expect(res.status).toBe(404);
+  });
+});
+
+describe("stopping", () => {
+  it("answers a write whose body ended in the turn the server stops in, before the connections go", async () => {
+    // A signal read in the same poll phase as a body's end closes the server while the write waits
+    // for the end of the turn (turn.ts): it is done and answered first, not after the server stopped.
+    const mock = buildMock();
+    const own = await listen(mock, { host: "127.0.0.1", port: 0 });
+    const token = `Bearer ${codeFlowTokens(mock).access_token}`;
+    let closing: Promise<void> | undefined;
+    own.server.on("request", (req) => req.on("end", () => (closing ??= own.close())));
+    const body = JSON.stringify({ CustomerId: "", Name: "Laatste B.V." });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const { port } = new URL(own.url);
+      const socket = connect(Number(port), "127.0.0.1", () =>
+        socket.write(
+          `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        ),
+      );
+      let data = "";
+      socket.on("data", (d) => (data += d));
+      socket.on("close", () => resolve(data));
+      socket.on("error", reject);
+    });
+    await closing;
+    expect(answer.slice(0, 12)).toBe("HTTP/1.1 200");
+    expect(answer).toContain('"Name":"Laatste B.V."');
+    const listed = mock.handle({
+      method: "GET",
+      url: "/v1/api/DEMO/CustomerInfoList",
+      headers: { authorization: token },
+      body: undefined,
+    });
+    expect(String(listed.body)).toContain("Laatste B.V.");
   });
 });

@@ -72,11 +72,11 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
         req.resume();
         if (lines.get(req.socket)?.length)
-          placeInLine(req.socket)(() => send(res, () => app.handle(request(undefined))));
+          placeInLine(req.socket, res)(() => send(res, () => app.handle(request(undefined))));
         else send(res, () => app.handle(request(undefined)));
         return;
       }
-      const ready = placeInLine(req.socket);
+      const ready = placeInLine(req.socket, res);
       readBody(req, limit, (body) => {
         if (body === "too-large") {
           res.shouldKeepAlive = false;
@@ -124,6 +124,7 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
           new Promise<void>((done) => {
             clearInterval(sweeper);
             server.close(() => done());
+            turn.flush();
             server.closeAllConnections();
           }),
       });
@@ -132,26 +133,39 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
 }
 
 /** Per connection, its requests read but not yet answered, in the order they came. */
-const lines = new WeakMap<Socket, Array<{ run?: () => void }>>();
+const lines = new WeakMap<Socket, Array<{ res: ServerResponse; run?: () => void }>>();
 
 /**
  * The requests of one connection are handled in the order they came, whatever each waits for (its
  * body, the end of the turn): a client that pipelines a GET after a POST reads what the POST
  * created (RFC 9112 9.3.2 lets only safe requests run out of order). Gives the request its place;
  * the function it returns is called once the request is ready, and runs it when every request
- * before it on the connection has run.
+ * before it on the connection has run. Behind an answer that closes the connection (a 413)
+ * nothing more runs: no answer could reach the client, so a pipelined write is not carried out.
  */
-function placeInLine(socket: Socket): (run: () => void) => void {
+function placeInLine(socket: Socket, res: ServerResponse): (run: () => void) => void {
   let line = lines.get(socket);
   if (!line) {
     line = [];
     lines.set(socket, line);
   }
-  const place: { run?: () => void } = {};
+  const place: { res: ServerResponse; run?: () => void } = { res };
   line.push(place);
   return (run) => {
     place.run = run;
-    while (line[0]?.run) line.shift()!.run!();
+    while (line[0]?.run) {
+      const next = line.shift()!;
+      // Each request's failure is its own: the ones behind it on the connection still run.
+      try {
+        next.run!();
+      } catch (err) {
+        fail(next.res, err);
+      }
+      if (!next.res.shouldKeepAlive) {
+        line.length = 0;
+        break;
+      }
+    }
   };
 }
 
@@ -190,7 +204,10 @@ function fail(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ Message: `bawa mock: internal error: ${(err as Error).message}` });
+  // Whatever was thrown, an Error or not.
+  const body = JSON.stringify({
+    Message: `bawa mock: internal error: ${err instanceof Error ? err.message : String(err)}`,
+  });
   // A failed writeHead may have set the status message already.
   res.writeHead(500, "Internal Server Error", {
     "content-type": "application/json; charset=utf-8",

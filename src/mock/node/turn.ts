@@ -21,6 +21,16 @@ export class TurnQueue {
     if (this.#queued.push({ run, failed }) === 1) setImmediate(this.#drain);
   }
 
+  /**
+   * Runs the work waiting now, before a server drops its connections: what a request's end left
+   * for the turn is answered and done before `close()`, as it was when it ran in the request's own
+   * event (a signal in the same poll phase otherwise found the work still queued, and it ran
+   * after the server had stopped, its client answered by a reset).
+   */
+  flush(): void {
+    this.#drain();
+  }
+
   readonly #drain = () => {
     const now = this.#queued;
     this.#queued = [];
