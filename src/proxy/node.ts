@@ -406,7 +406,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           () => finish(reading),
           (err) => {
             console.error(
-              `bawa proxy: internal error answering ${req.method} ${redact(req.url ?? "/")} (a bug of bawa):`,
+              `bawa proxy: internal error answering ${req.method ?? "GET"} ${redact(req.url ?? "/")} (a bug of bawa):`,
               err,
             );
             res.destroy();
