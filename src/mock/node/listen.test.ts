@@ -28,6 +28,16 @@ function raw(request: string): Promise<string> {
   });
 }
 
+/** One HTTP/1.1 request as bytes, to pipeline several in one write: a JSON body, when given. */
+function http1(
+  line: string,
+  { host, authorization, body, close = false }: { host: string; authorization: string; body?: string; close?: boolean },
+): string {
+  const bodyHeaders =
+    body === undefined ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  return `${line} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\n${bodyHeaders}${close ? "Connection: close\r\n" : ""}\r\n${body ?? ""}`;
+}
+
 describe("the mock over a real port", () => {
   it("serves the customer lifecycle in JSON and XML", async () => {
     const created = await fetch(`${server.url}/v1/api/DEMO/Customer`, {
@@ -59,9 +69,9 @@ describe("the mock over a real port", () => {
         .length;
     const before = await count();
     const body = JSON.stringify({ CustomerId: "", Name: "Rij B.V." });
-    const host = new URL(server.url).host;
-    const post = `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const get = `GET /v1/api/DEMO/CustomerInfoList HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`;
+    const to = { host: new URL(server.url).host, authorization: auth.authorization };
+    const post = http1("POST /v1/api/DEMO/Customer", { ...to, body });
+    const get = http1("GET /v1/api/DEMO/CustomerInfoList", { ...to, close: true });
     const answers = (await raw(post + get)).split(/(?=HTTP\/1\.1 )/);
     expect(answers.map((a) => a.slice(0, 12))).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
     expect(answers[0]).toContain('"Name":"Rij B.V."');
@@ -77,10 +87,12 @@ describe("the mock over a real port", () => {
       body: JSON.stringify({ CustomerId: "", Name: "Blijf B.V." }),
     });
     const { CustomerId } = (await created.json()) as { CustomerId: string };
-    const host = new URL(server.url).host;
-    const big = JSON.stringify({ Name: "x".repeat(BODY_LIMIT_BYTES) });
-    const post = `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(big)}\r\n\r\n${big}`;
-    const del = `DELETE /v1/api/DEMO/Customer/${CustomerId} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${auth.authorization}\r\n\r\n`;
+    const to = { host: new URL(server.url).host, authorization: auth.authorization };
+    const post = http1("POST /v1/api/DEMO/Customer", {
+      ...to,
+      body: JSON.stringify({ Name: "x".repeat(BODY_LIMIT_BYTES) }),
+    });
+    const del = http1(`DELETE /v1/api/DEMO/Customer/${CustomerId}`, to);
     const answers = (await raw(post + del)).split(/(?=HTTP\/1\.1 )/);
     expect(answers.map((a) => a.slice(0, 12))).toEqual(["HTTP/1.1 413"]);
     expect(answers[0]!.toLowerCase()).toContain("connection: close");
@@ -186,9 +198,7 @@ describe("stopping", () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const { port } = new URL(own.url);
       const socket = connect(Number(port), "127.0.0.1", () =>
-        socket.write(
-          `POST /v1/api/DEMO/Customer HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        ),
+        socket.write(http1("POST /v1/api/DEMO/Customer", { host: `127.0.0.1:${port}`, authorization: token, body })),
       );
       let data = "";
       socket.on("data", (d) => (data += d));
