@@ -3,28 +3,7 @@
 // client a code was issued to, which tokens worked where, which objects were
 // created or deleted. Tokens, codes and secrets are kept only as fingerprints
 // (exchange.ts), never as values. Every map is bounded: a proxy runs for days.
-
-/** A Map that forgets its oldest entries beyond `limit`. */
-export class Bounded<K, V> extends Map<K, V> {
-  constructor(readonly limit = 10_000) {
-    super();
-  }
-
-  /** The key set last: it is the newest already (or gone, and goes in at the end). */
-  #newest: K | undefined;
-
-  override set(key: K, value: V): this {
-    // The judge sets a key per exchange, and often the one it set before (the same object read
-    // again): moving an entry to the end is a delete and an insert, which refills the table.
-    if (this.#newest !== key) {
-      this.delete(key);
-      this.#newest = key;
-    }
-    super.set(key, value);
-    if (this.size > this.limit) this.delete(this.keys().next().value as K);
-    return this;
-  }
-}
+import { Bounded } from "../bounded.ts";
 
 /** An authorization request as the client sent it (GET /OAuth/Authorize). */
 export interface AuthorizationSeen {

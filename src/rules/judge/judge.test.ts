@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import { contractInUse } from "../../contract/index.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
-import { Bounded } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
@@ -183,20 +182,6 @@ describe("what the judge reads and keeps", () => {
     expect(view).not.toBe(other);
     expect(view).toEqual({ Name: "a", City: "b" });
     expect(describedOrSelf(JSON.parse('{"__proto__": 1, "Name": "a"}'), fields)).toEqual({ Name: "a" });
-  });
-
-  it("forgets the entry least recently set, also when one key is set again and again", () => {
-    const kept = new Bounded<string, number>(2);
-    kept.set("a", 1).set("a", 2).set("b", 1).set("a", 3);
-    kept.set("c", 1);
-    expect([...kept.keys()]).toEqual(["a", "c"]);
-    kept.set("c", 2).set("c", 3);
-    kept.delete("c");
-    kept.set("c", 4).set("d", 1);
-    expect([...kept.entries()]).toEqual([
-      ["c", 4],
-      ["d", 1],
-    ]);
   });
 });
 

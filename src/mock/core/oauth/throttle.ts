@@ -7,6 +7,7 @@
 // script there does locks its own browser or the user names it guessed, never
 // the machine. All on the mock's clock, so tests move time instead of sleeping.
 import { createHash } from "node:crypto";
+import { Bounded } from "../../../bounded.ts";
 import {
   LOGIN_DECAY_SECONDS,
   LOGIN_FAILURES_KEPT_SECONDS,
@@ -79,8 +80,8 @@ const DECAY_MS = LOGIN_DECAY_SECONDS * 1000;
 const KEPT_MS = LOGIN_FAILURES_KEPT_SECONDS * 1000;
 
 export class LoginThrottle {
-  /** In order of last use, so a full table forgets the entry unused the longest. */
-  #entries = new Map<string, Failures>();
+  /** In order of last use: a full table forgets the entry unused the longest. */
+  #entries = new Bounded<string, Failures>(MAX_LOGIN_THROTTLE_ENTRIES);
 
   /** Whether this attempt's logins are locked now. */
   locked(attempt: Attempt, now: number): Locked | undefined {
@@ -156,19 +157,9 @@ export class LoginThrottle {
    * names would lock for all, and a forgotten count only lets its owner start again.
    */
   #touch(key: string, now: number): Failures {
-    const f = this.#current(key, now);
-    if (f) {
-      this.#entries.delete(key);
-      this.#entries.set(key, f);
-      return f;
-    }
-    if (this.#entries.size >= MAX_LOGIN_THROTTLE_ENTRIES) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-    const fresh = { count: 0, locks: 0, lockedUntil: 0, last: now };
-    this.#entries.set(key, fresh);
-    return fresh;
+    const f = this.#current(key, now) ?? { count: 0, locks: 0, lockedUntil: 0, last: now };
+    this.#entries.set(key, f);
+    return f;
   }
 
   #current(key: string, now: number): Failures | undefined {

@@ -1,0 +1,72 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Bounded } from "./bounded.ts";
+
+/** The same map as a list, newest last: what Bounded must keep, however it finds its oldest. */
+class Model {
+  entries: Array<[string, number]> = [];
+  constructor(readonly limit: number) {}
+  set(k: string, v: number) {
+    this.entries = this.entries.filter(([key]) => key !== k);
+    this.entries.push([k, v]);
+    if (this.entries.length > this.limit) this.entries.shift();
+  }
+  delete(k: string) {
+    this.entries = this.entries.filter(([key]) => key !== k);
+  }
+}
+
+type Op = { set: string; value: number } | { delete: string } | { clear: true };
+
+describe("Bounded", () => {
+  it("forgets the entry least recently set, also when one key is set again and again", () => {
+    const kept = new Bounded<string, number>(2);
+    kept.set("a", 1).set("a", 2).set("b", 1).set("a", 3);
+    kept.set("c", 1);
+    expect([...kept.keys()]).toEqual(["a", "c"]);
+    kept.set("c", 2).set("c", 3);
+    kept.delete("c");
+    kept.set("c", 4).set("d", 1);
+    expect([...kept.entries()]).toEqual([
+      ["c", 4],
+      ["d", 1],
+    ]);
+  });
+
+  it("keeps what a list of the newest entries keeps, over any sequence of sets, deletes and clears", () => {
+    // Few keys, so that sets move keys the eviction walk has already passed or not yet reached.
+    const key = fc.constantFrom(..."abcdefghij");
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ set: key, value: fc.nat(9) }) },
+      { weight: 2, arbitrary: fc.record({ delete: key }) },
+      { weight: 1, arbitrary: fc.constant({ clear: true as const }) },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5 }), fc.array(op, { maxLength: 80 }), (limit, ops) => {
+        const kept = new Bounded<string, number>(limit);
+        const model = new Model(limit);
+        for (const o of ops) {
+          if ("set" in o) {
+            kept.set(o.set, o.value);
+            model.set(o.set, o.value);
+          } else if ("delete" in o) {
+            kept.delete(o.delete);
+            model.delete(o.delete);
+          } else {
+            kept.clear();
+            model.entries = [];
+          }
+          expect([...kept.entries()]).toEqual(model.entries);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("forgets the oldest of many in turn, long after the limit was first passed", () => {
+    const kept = new Bounded<number, number>(1_000);
+    for (let i = 0; i < 50_000; i++) kept.set(i, i);
+    expect(kept.size).toBe(1_000);
+    expect(kept.keys().next().value).toBe(49_000);
+  });
+});
