@@ -5,9 +5,9 @@
 // many slow requests going never makes another wait behind all of them.
 
 /** Requests at the target at once, over all clients: the upstream pool's sockets. */
-export const POOL_SIZE = 64;
+export const POOL_SIZE = 128;
 /** Requests one client address may have at the target at once: a quarter of the pool. */
-export const PER_CLIENT = 16;
+export const PER_CLIENT = 32;
 
 interface Waiting {
   start(release: () => void): void;
