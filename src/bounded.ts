@@ -16,8 +16,9 @@ export class Bounded<K, V> extends Map<K, V> {
    *
    * A live iterator holds the table it last read, and V8 links each table it replaces to the next
    * one: until the walk moves on, every table rebuilt since stays in memory. A walk that evicts
-   * nothing for `limit` sets is dropped (a review measured a full map whose keys were only moved:
-   * 13 MB more for every 250,000 sets while the walk was kept).
+   * nothing for as many sets as the map has entries is dropped (a review measured a full map whose
+   * keys were only moved: 13 MB more for every 250,000 sets while the walk was kept); a fresh one
+   * then costs one pass over the table, once per that many sets.
    */
   #oldest: Iterator<K> | undefined;
   /** Sets since the walk last evicted. */
@@ -34,7 +35,7 @@ export class Bounded<K, V> extends Map<K, V> {
     if (this.size > this.limit) {
       this.delete(this.#next());
       this.#quiet = 0;
-    } else if (this.#oldest && ++this.#quiet > this.limit) {
+    } else if (this.#oldest && ++this.#quiet > this.size) {
       this.#oldest = undefined;
       this.#quiet = 0;
     }
