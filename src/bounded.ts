@@ -51,16 +51,11 @@ export class Bounded<K, V> extends Map<K, V> {
 
   /**
    * The oldest key. Every key the walk passed was deleted then, or deleted and set again (which puts
-   * it at the end, where the walk meets it again), so the next key it finds is the oldest there is.
+   * it at the end, where the walk meets it again), so the next key it finds is the oldest there is;
+   * it is asked only when the map holds more than its limit, so there is one (clear() ends the walk).
    */
   #next(): K {
     this.#oldest ??= this.keys();
-    let step = this.#oldest.next();
-    // A walk that ran off the end (an engine that ends iterators after clear()) starts again.
-    if (step.done) {
-      this.#oldest = this.keys();
-      step = this.#oldest.next();
-    }
-    return step.value as K;
+    return this.#oldest.next().value as K;
   }
 }
