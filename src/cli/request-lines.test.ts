@@ -1,9 +1,16 @@
 // The request log as `npm start` prints it: the lines, and none lost when the mock is stopped.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { describe, expect, it } from "vitest";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
+import type { Entry } from "../mock/core/request-log.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
+import { PROJECT_ROOT } from "../paths.ts";
 import { requestLine } from "./request-lines.ts";
 
 const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
@@ -116,4 +123,43 @@ describe("the printed request log", () => {
       child.kill();
     }
   });
+
+  it("writes every line in order when the process exits: text beyond ASCII, a line longer than a batch after it", async () => {
+    // The entries are printed by a process of their own that exits after recording them (no signal:
+    // what is gathered is written on exit). The long line, 400 broken rules of 100-odd characters
+    // each, is longer than a batch of 64 KB can hold at 3 bytes a character.
+    const at = Date.UTC(2026, 10, 24, 9, 30);
+    const one = (i: number | string, more: Partial<Entry> = {}): Entry => ({
+      ...{ id: 0, at, mockAt: at, method: "GET", path: `/v1/api/DEMO/Customer/${i}?q=é€😀`, status: 200, ms: 0.5 },
+      ...more,
+    });
+    const broken = Array.from({ length: 400 }, (_, k) => ({
+      requirement: "CUST-FIELDS",
+      where: `${"€".repeat(100)}${k}`,
+      expected: "a string",
+    }));
+    const entries = [
+      ...Array.from({ length: 300 }, (_, i) => one(i)),
+      one("long", { status: 400, violations: broken }),
+      ...Array.from({ length: 10 }, (_, i) => one(300 + i)),
+    ];
+    const module = (path: string) => JSON.stringify(pathToFileURL(resolve(PROJECT_ROOT, path)).href);
+    const script = `import { RequestLog } from ${module("src/mock/core/request-log.ts")};
+      import { printRequests } from ${module("src/cli/request-lines.ts")};
+      const log = new RequestLog();
+      printRequests(log, "test");
+      for (const e of ${JSON.stringify(entries)}) log.record(e);`;
+    const dir = mkdtempSync(join(tmpdir(), "bawa-request-lines-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, "print.mts"), script);
+    const child = spawn(process.execPath, ["--import", "tsx", join(dir, "print.mts")], { cwd: PROJECT_ROOT });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => chunks.push(d));
+    let errors = "";
+    child.stderr.on("data", (d) => (errors += d));
+    expect(await new Promise((done) => child.on("close", done)), errors).toBe(0);
+    const expected = entries.map((e) => `${requestLine(e)}\n`).join("");
+    expect(expected.length * 3).toBeGreaterThan(65_536 + 16_384);
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(expected);
+  }, 30_000);
 });
