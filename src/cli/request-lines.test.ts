@@ -124,10 +124,10 @@ describe("the printed request log", () => {
     }
   });
 
-  it("writes every line in order when the process exits: text beyond ASCII, a line longer than a batch after it", async () => {
+  it("writes every line in order when the process exits: text beyond ASCII, lines too long for the batch's room or for any batch", async () => {
     // The entries are printed by a process of their own that exits after recording them (no signal:
     // what is gathered is written on exit). The long line, 400 broken rules of 100-odd characters
-    // each, is longer than a batch of 64 KB can hold at 3 bytes a character.
+    // each, is longer than a batch of 64 KB can hold at 3 bytes a character: written on its own.
     const at = Date.UTC(2026, 10, 24, 9, 30);
     const one = (i: number | string, more: Partial<Entry> = {}): Entry => ({
       ...{ id: 0, at, mockAt: at, method: "GET", path: `/v1/api/DEMO/Customer/${i}?q=é€😀`, status: 200, ms: 0.5 },
@@ -138,8 +138,24 @@ describe("the printed request log", () => {
       where: `${"€".repeat(100)}${k}`,
       expected: "a string",
     }));
+    // A line that fits an empty batch but not the room left after 150 short ones (which stay under
+    // the 16 KB that hands a batch over): the batch goes first, the line starts the next. Its bytes,
+    // not only its bound of 3 a character, overflow that room: a batch written past its end would
+    // lose the line's tail.
+    const dense = Array.from({ length: 50 }, (_, k) => ({
+      requirement: "CUST-FIELDS",
+      where: `${"€".repeat(200)}${k}`,
+      expected: "€".repeat(200),
+    }));
+    const middle = one("middle", { status: 400, violations: dense });
+    const bytes = (e: Entry) => Buffer.byteLength(`${requestLine(e)}\n`);
+    expect(150 * bytes(one(299))).toBeLessThan(16_384);
+    expect(3 * (requestLine(middle).length + 1)).toBeLessThanOrEqual(65_536);
+    expect(150 * bytes(one(299)) + bytes(middle)).toBeGreaterThan(65_536);
     const entries = [
-      ...Array.from({ length: 300 }, (_, i) => one(i)),
+      ...Array.from({ length: 150 }, (_, i) => one(i)),
+      middle,
+      ...Array.from({ length: 150 }, (_, i) => one(150 + i)),
       one("long", { status: 400, violations: broken }),
       ...Array.from({ length: 10 }, (_, i) => one(300 + i)),
     ];
