@@ -130,7 +130,13 @@ describe("the printed request log", () => {
     // each, is longer than a batch of 64 KB can hold at 3 bytes a character: written on its own.
     const at = Date.UTC(2026, 10, 24, 9, 30);
     const one = (i: number | string, more: Partial<Entry> = {}): Entry => ({
-      ...{ id: 0, at, mockAt: at, method: "GET", path: `/v1/api/DEMO/Customer/${i}?q=é€😀`, status: 200, ms: 0.5 },
+      id: 0,
+      at,
+      mockAt: at,
+      method: "GET",
+      path: `/v1/api/DEMO/Customer/${i}?q=é€😀`,
+      status: 200,
+      ms: 0.5,
       ...more,
     });
     const broken = Array.from({ length: 400 }, (_, k) => ({

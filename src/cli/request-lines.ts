@@ -44,10 +44,13 @@ export interface PrintedLog {
   flush(): Promise<void>;
 }
 
-/** How long a line waits for others to be written with it (ms), and how many bytes are written at once at least. */
+/** How long a line waits for others to be written with it (ms), and how many bytes hand a batch over sooner. */
 const GATHER_MS = 10;
 const GATHER_BYTES = 16_384;
-/** The room of a batch: a line that may not fit (3 bytes per UTF-16 unit at most) goes after it, alone. */
+/**
+ * The room of a batch. A line that may not fit in what is left (3 bytes per UTF-16 unit at most)
+ * starts the next batch; one that may not fit in an empty batch is written alone.
+ */
 const BATCH_BYTES = 65_536;
 
 /**
