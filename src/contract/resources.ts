@@ -70,6 +70,8 @@ export interface Collection extends Shape {
   serviceSet: ReadonlyArray<{ name: string; unset: unknown }>;
   /** Properties written as month/day/year (`format: month-day-year`). */
   dateProperties: readonly string[];
+  /** Properties of `format: decimal`: what CUST-DECIMALS compares with the decimals a write sent. */
+  decimalProperties: readonly string[];
   /** The JSON types each property allows (`["string", "null"]`), and its format where it has one. */
   types: Readonly<Record<string, readonly string[]>>;
   formats: Readonly<Record<string, string>>;
@@ -334,6 +336,7 @@ export function buildResourceModel(doc: OpenApiDocument): ResourceModel {
         },
       ),
       dateProperties: [...new Set(dates)],
+      decimalProperties: Object.keys(formats).filter((k) => formats[k] === "decimal"),
       modelName: c.name.charAt(0).toLowerCase() + c.name.slice(1),
       resources: c.resources,
     };

@@ -51,7 +51,7 @@ export class FairGate {
 
   #next(): void {
     while (this.#active < this.poolSize) {
-      const client = [...this.#turns].find((name) => this.#clients.get(name)!.active < this.perClient);
+      const client = this.#firstAllowed();
       if (client === undefined) return;
       const c = this.#clients.get(client)!;
       const entry = c.waiting.values().next().value!;
@@ -71,6 +71,12 @@ export class FairGate {
         this.#next();
       });
     }
+  }
+
+  /** The first client in turn that may have one more request at the target (no copy of the turns: this runs per request). */
+  #firstAllowed(): string | undefined {
+    for (const name of this.#turns) if (this.#clients.get(name)!.active < this.perClient) return name;
+    return undefined;
   }
 
   #forget(name: string, c: Client): void {

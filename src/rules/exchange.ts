@@ -2,6 +2,7 @@
 // suite sent them: what the rules read. Violations name the requirement they
 // break by its generated id, so a typo is a type error.
 import crypto, { createHash } from "node:crypto";
+import { Recent } from "../recent.ts";
 import type { RequirementId } from "./generated/requirements.ts";
 import { basicCredentials as readBasic } from "./oauth.ts";
 
@@ -42,22 +43,30 @@ export const mediaType = (contentType: string | undefined) => contentType?.split
 
 export const text = (body: Buffer | undefined) => body?.toString("utf8") ?? "";
 
+/** A body read as JSON: its value, and the text it was read from (without a byte order mark). */
+export interface ParsedJson {
+  value: unknown;
+  text: string;
+}
+
 /** The body as JSON, or undefined when it is not JSON. */
-export function jsonOf(body: Buffer | undefined): { value: unknown } | undefined {
-  if (!body) return undefined;
+export function jsonOf(body: Buffer | undefined): ParsedJson | undefined {
   // Several steps (the judge's, the request's problem, the recording) read one body: it is parsed
   // once. Its value is shared, so no reader may change it.
-  if (parsedBodies.has(body)) return parsedBodies.get(body);
-  let parsed: { value: unknown } | undefined;
-  try {
-    parsed = { value: JSON.parse(text(body).replace(/^\uFEFF/, "")) };
-  } catch {
-    parsed = undefined;
-  }
-  parsedBodies.set(body, parsed);
-  return parsed;
+  return body ? parsedBodies.of(body, parseJson) : undefined;
 }
-const parsedBodies = new WeakMap<Buffer, { value: unknown } | undefined>();
+const parsedBodies = new Recent<Buffer, ParsedJson | undefined>();
+
+function parseJson(body: Buffer): ParsedJson | undefined {
+  const read = body.toString("utf8");
+  // A byte order mark is not JSON's; a body may start with one.
+  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
+  try {
+    return { value: JSON.parse(text), text };
+  } catch {
+    return undefined;
+  }
+}
 
 /** The query of a request target. */
 export function queryOf(url: string): URLSearchParams {
@@ -68,19 +77,18 @@ export function queryOf(url: string): URLSearchParams {
 /** A form body (`application/x-www-form-urlencoded`), single values; repeated names keep the first. */
 export function formOf(ex: Pick<Exchange, "requestHeaders" | "requestBody">): Record<string, string> | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  const body = ex.requestBody ?? EMPTY;
-  let form = forms.get(body);
-  if (!form) {
-    // No prototype: a parameter named __proto__ or constructor is a parameter like any other.
-    form = Object.create(null) as Record<string, string>;
-    for (const [k, v] of new URLSearchParams(text(body))) if (!Object.hasOwn(form, k)) form[k] = v;
-    forms.set(body, form);
-  }
-  return form;
+  return forms.of(ex.requestBody ?? EMPTY, parseForm);
 }
 // A form is read once however many steps read it; its value is shared, so no reader may change it.
-const forms = new WeakMap<Buffer, Record<string, string>>();
+const forms = new Recent<Buffer, Record<string, string>>();
 const EMPTY = Buffer.alloc(0);
+
+function parseForm(body: Buffer): Record<string, string> {
+  // No prototype: a parameter named __proto__ or constructor is a parameter like any other.
+  const form = Object.create(null) as Record<string, string>;
+  for (const [k, v] of new URLSearchParams(text(body))) if (!Object.hasOwn(form, k)) form[k] = v;
+  return form;
+}
 
 /** Client credentials of an HTTP Basic header (RFC 6749 2.3.1), read as the mock reads them. */
 export function basicCredentials(authorization: string | undefined): { id: string; secret: string } | undefined {

@@ -7,9 +7,18 @@
 // write's answer is "not shown", so only the fields it does carry are judged.
 import { type Collection, type CompiledContract, monthDayYear, type Operation } from "../../contract/index.ts";
 import { asMonthDayYear, dateFormatOf } from "../dates.ts";
-import { type Exchange, expectation, header, jsonOf, mediaType, text, type Violation } from "../exchange.ts";
+import {
+  type Exchange,
+  expectation,
+  header,
+  jsonOf,
+  mediaType,
+  type ParsedJson,
+  text,
+  type Violation,
+} from "../exchange.ts";
 import type { RequirementId } from "../generated/requirements.ts";
-import type { ObjectSeen } from "../memory.ts";
+import { KeptView, type ObjectSeen } from "../memory.ts";
 import { described, describedOrSelf, otherCase, sharesAName } from "../names.ts";
 import { readXml, xmlText } from "../xml.ts";
 import { BEARER_STEPS, type BearerCall, bearerOf } from "./bearer.ts";
@@ -30,16 +39,18 @@ interface DataCall extends BearerCall {
   pathId: string | undefined;
   /** What the judge saw of that object before. */
   seen: ObjectSeen | undefined;
-  /** A write's JSON body: its described fields under the table's names. */
-  /** The write's body as the table names it: the parsed body itself when it is already so, never changed. */
-  sent: { view: Readonly<Json> } | undefined;
+  /**
+   * A write's JSON body as the table names its fields: the parsed body itself when it is already
+   * so, never changed; and the body as parsed.
+   */
+  sent: { view: Readonly<Json>; parsed: ParsedJson } | undefined;
   /** The answer's body format, from its Content-Type: JSON, XML, or neither. */
   format: "json" | "xml" | undefined;
   /** The format the request asked for, by suffix or Accept. */
   asked: "json" | "xml" | undefined;
   body: Buffer;
   /** Set by the steps as they read the answer: its JSON, and the object's view under the table's names. */
-  parsed?: { value: unknown } | undefined;
+  parsed?: ParsedJson | undefined;
   view?: Readonly<Json> | undefined;
   changed?: ObjectSeen["changed"];
   /** Fields whose drift a step reported: later comparisons leave them out. */
@@ -110,11 +121,11 @@ function formatOf(accept: string | undefined): "json" | "xml" | undefined {
 }
 
 /** The described fields of a write's JSON body, under the table's names. */
-function requestView(ex: Exchange, c: Collection): { view: Json } | undefined {
+function requestView(ex: Exchange, c: Collection): DataCall["sent"] {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/json") return undefined;
   const parsed = jsonOf(ex.requestBody);
   if (!parsed || !isObject(parsed.value)) return undefined;
-  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties) };
+  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties), parsed };
 }
 
 /** Two values of a described field are the same (dates compared as dates). */
@@ -292,7 +303,7 @@ const BODY: ReadonlyArray<Step<DataCall>> = [
       if (!d.c.editable || d.op.action !== "read" || d.pathId === undefined) return [];
       const xml = described(fields, d.c.properties, { caseInsensitiveNames: true });
       remember(d, d.key(d.pathId), { xml });
-      return parity(d.seen?.json, xml, d.c);
+      return parity(d.seen?.json?.value, xml, d.c);
     },
   },
   {
@@ -369,19 +380,22 @@ const BODY: ReadonlyArray<Step<DataCall>> = [
       const { view, method, c, pathId, seen, sent, memory } = d;
       if (!view) return [];
       const id = c.idProperty ? view[c.idProperty] : undefined;
+      // Kept as the bodies' text where the views are the bodies as they came (memory.ts).
+      const json = KeptView.of(view, d.parsed);
+      const kept = sent && KeptView.of(sent.view, sent.parsed);
       if (method === "POST" && id !== undefined && id !== "") {
-        memory.objects.set(d.key(id), { json: view, created: true, deleted: false, sent: sent?.view });
+        memory.objects.set(d.key(id), { json, created: true, deleted: false, sent: kept });
       } else if (method === "PUT" && pathId !== undefined) {
         memory.objects.set(d.key(pathId), {
-          json: view,
+          json,
           created: seen?.created ?? false,
           deleted: false,
-          sent: sent?.view,
+          sent: kept,
           changed: d.changed,
         });
       } else if (method === "GET" && pathId !== undefined) {
         const out = parity(view, seen?.xml, c);
-        remember(d, d.key(pathId), { json: view, changed: undefined });
+        remember(d, d.key(pathId), { json, changed: undefined });
         return out;
       }
       return [];
@@ -486,7 +500,7 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
     reported.add(idProperty);
   }
   // What the last write sent this object, to tell a default not given from a field left out.
-  const lastSent = write ? sent?.view : seen?.sent;
+  const lastSent = write ? sent?.view : seen?.sent?.value;
   for (const p of spec.check(c.schema, view)) {
     const field = p.field.split(".")[0] ?? "";
     if (reported.has(field)) continue;
@@ -506,20 +520,21 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
       out.push(violation(fieldsOf(c), `body.${p.field || "(body)"}`, expectation(p.message), shown(view[field])));
     }
   }
-  for (const f of fields) {
+  for (const f of c.decimalProperties) {
     const given = lastSent?.[f];
     const got = view[f];
-    if (c.formats[f] !== "decimal" || typeof given !== "number" || Number.isInteger(given)) continue;
+    if (typeof given !== "number" || Number.isInteger(given)) continue;
     if (typeof got === "number" && got !== given && Number.isInteger(got) && Math.abs(got - given) < 1) {
       out.push(violation("CUST-DECIMALS", `body.${f}`, `${given}, the decimal sent`, String(got)));
     }
   }
   // PUT changes the object: fields a PUT changed must not all show their old values.
   let changed: ObjectSeen["changed"];
-  if (method === "PUT" && sent && seen?.json) {
+  const before = method === "PUT" ? seen?.json?.value : undefined;
+  if (sent && before) {
     const skip = new Set([idProperty, c.databaseProperty, ...c.sequences]);
-    const fieldsChanged = Object.keys(sent.view).filter((f) => !skip.has(f) && !same(sent.view[f], seen.json![f]));
-    if (fieldsChanged.length > 0) changed = { fields: fieldsChanged, before: seen.json };
+    const fieldsChanged = Object.keys(sent.view).filter((f) => !skip.has(f) && !same(sent.view[f], before[f]));
+    if (fieldsChanged.length > 0) changed = { fields: fieldsChanged, before };
   }
   const pending = method === "PUT" ? changed : method === "GET" ? seen?.changed : undefined;
   if (pending?.fields.every((f) => same(view[f], pending.before[f]))) {

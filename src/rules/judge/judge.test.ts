@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { contractInUse } from "../../contract/index.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
+import { KeptView } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
@@ -168,9 +169,32 @@ describe("what the judge reads and keeps", () => {
     // jsonOf hands every reader one parsed value: the judge must change a copy, never it.
     expect(jsonOf(drifted.body)?.value).toEqual({ ...customer, CustomerId: "1002", CocDate: "2011-03-14T00:00:00" });
     // What it remembers is the view as the table reads it: the date converted, a field it does not describe dropped.
-    const kept = (id: string) => judge.memory.objects.get(`Customer\u0000DEMO\u0000${id}`)?.json;
+    const kept = (id: string) => judge.memory.objects.get(`Customer\u0000DEMO\u0000${id}`)?.json?.value;
     expect(kept("1002")?.CocDate).toBe("03/14/2011");
     expect(kept("1003")).toEqual({ ...customer, CustomerId: "1003" });
+  });
+
+  it("keeps a view that is the body as it came as the body's text, any other view as it is", () => {
+    const judge = new Judge(contract);
+    const created = exchange({
+      method: "POST",
+      url: "/v1/api/DEMO/Customer",
+      requestHeaders: { "content-type": "application/json" },
+      requestBody: { ...customer, CustomerId: "" },
+      status: 201,
+      body: { ...customer, CustomerId: "2001" },
+    });
+    expect(judge.judge(created)).toEqual([]);
+    const seen = judge.memory.objects.get("Customer\u0000DEMO\u00002001");
+    // Read again from the text, not the parsed answer the exchange's readers shared (memory.ts).
+    expect(seen?.json?.value).toEqual({ ...customer, CustomerId: "2001" });
+    expect(seen?.json?.value).not.toBe(jsonOf(created.body)?.value);
+    expect(seen?.sent?.value).toEqual({ ...customer, CustomerId: "" });
+    expect(seen?.sent?.value).not.toBe(jsonOf(created.requestBody)?.value);
+    // Parsed once: the second read is the first's value.
+    expect(seen?.json?.value).toBe(seen?.json?.value);
+    const view = { Name: "a" };
+    expect(KeptView.of(view, { value: { name: "a" }, text: '{"name":"a"}' }).value).toBe(view);
   });
 
   it("a described object is its own view; any other name makes a copy", () => {
