@@ -1,5 +1,5 @@
-// What was read from the last few short-lived objects (a body's JSON, a form), kept so that the
-// several readers of one exchange or request read it once.
+// What was read from the last few short-lived keys (a body's JSON, a form, a token's fingerprint),
+// kept so that the several readers of one exchange or request read it once.
 //
 // Not a WeakMap: keyed by objects that live for one exchange, a WeakMap kept their values through
 // young-generation collections, and V8 moved them to the old generation, to be freed only by a
@@ -7,8 +7,8 @@
 // 530 KB promoted per scavenge with the parsed bodies in a WeakMap and 27 KB with this, each
 // scavenge 2.0 ms on the main thread and 1.0 ms on the helpers before, 1.3 and 0.5 after.
 
-/** The values of the last `size` keys read, by identity; an older key is read again. */
-export class Recent<K extends object, V> {
+/** The values of the last `size` keys read, compared with `===`; an older key is read again. */
+export class Recent<K, V> {
   readonly #keys: Array<K | undefined>;
   readonly #values: Array<V | undefined>;
   /** The slot written next: the oldest. */

@@ -265,6 +265,14 @@ console.log(JSON.stringify([schemas.check("Evil", "a".repeat(100000) + "!"), sch
     );
   });
 
+  it("a re2js pattern answers the text it tested last as it did, and any other text anew", () => {
+    const p = linearPattern("^[0-9]+$");
+    expect(p.engine).toBe("re2");
+    const long = "1".repeat(300);
+    const answers = ["12", "12", "1a", "12", "", `${long}a`, long, `${long}a`].map((t) => p.test(t));
+    expect(answers).toEqual([true, true, false, true, false, false, true, false]);
+  });
+
   it("a pattern whose backtracking is bounded whatever the text runs on JavaScript's engine; any other on re2js", () => {
     // The contract's own patterns, derived: each bounded one is anchored and counted.
     const own = new Set<string>();

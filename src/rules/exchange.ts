@@ -97,7 +97,12 @@ export function basicCredentials(authorization: string | undefined): { id: strin
 }
 
 /** A fingerprint of a secret value (token, code, client secret): the proxy keeps these, never the values. */
-export const fingerprint = (value: string) =>
+export const fingerprint = (value: string) => fingerprints.of(value, sha256);
+// A token request's steps ask for the fingerprints of its refresh token, its client secret and the
+// tokens it issued, most of them more than once (seven hashes a refresh, 3.3 µs). The last few
+// values are held as long as the exchanges that carried them, not in what the judge remembers.
+const fingerprints = new Recent<string, string>(8);
+const sha256 = (value: string) =>
   // crypto.hash (Node 20.12+) is the one-shot form: no Hash object per token.
   (hash ? hash("sha256", value, "base64url") : createHash("sha256").update(value).digest("base64url")).slice(0, 22);
 const hash = (crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string }).hash;

@@ -37,8 +37,11 @@ export interface AccessTokenSeen {
   lineage: string | undefined;
   /** The code it came from (fingerprint). */
   code: string | undefined;
-  /** Databases it was answered on, with the scheme name as it was sent then (`Bearer`). */
-  answered: Map<string, string>;
+  /**
+   * Databases it was answered on, with the scheme name as it was sent then (`Bearer`); made at its
+   * first answer (most tokens a proxy sees issued, 10,000 kept, are never used through it).
+   */
+  answered: Map<string, string> | undefined;
   revoked: boolean;
 }
 
@@ -49,8 +52,8 @@ export interface RefreshTokenSeen {
   /** A refresh grant with it was answered 200. */
   worked: boolean;
   revoked: boolean;
-  /** Databases an access token of its lineage was answered on. */
-  answered: Set<string>;
+  /** Databases an access token of its lineage was answered on; made at the first. */
+  answered: Set<string> | undefined;
   /** When the newest access token of its lineage expires, on the target's clock (ms). */
   lineageExpiresAt: number;
   /** Its last refresh grant was refused (a finding already reported for it). */
@@ -62,10 +65,11 @@ type Json = Record<string, unknown>;
 /**
  * A view of an object kept between exchanges. A view that is a body as it came (most are) is kept
  * as that body's JSON text, and parsed again the first time it is read: a proxy keeps up to
- * 10,000 objects, each created object's answer and body, and a text is one string where the
- * parsed value is dozens of objects that every young-generation collection copied until they
- * reached the old one (bawa proxy, POST Customer under load: 12 µs an exchange less with none
- * kept; the text keeps nearly all of that). Read-only, as the parsed bodies it may be.
+ * 10,000 objects, and a text is one string where the parsed value is dozens of objects that young-
+ * generation collections copied until they reached the old one (bawa proxy under load, POST
+ * Customer: 12 µs an exchange less with nothing of a create kept than with both its bodies
+ * parsed). The body a create sent is kept as what reads ask of it (SentFields). Read-only, as the
+ * parsed bodies it may be.
  */
 export class KeptView {
   #text: string | undefined;
@@ -93,6 +97,18 @@ export class KeptView {
 }
 
 /**
+ * What a write sent of an object, as later reads of it are judged (CUST-DEFAULTS, CUST-DECIMALS):
+ * the described fields it gave, and the decimals it gave with a fraction. Not the body: a proxy
+ * keeps up to 10,000 objects, and this is all a read asks of it.
+ */
+export interface SentFields {
+  /** The described fields the body gave, under the table's names. */
+  names: readonly string[];
+  /** The fields of `format: decimal` it gave a number with a fraction, and that number. */
+  decimals: Readonly<Record<string, number>>;
+}
+
+/**
  * An object of a resource as the answers showed it (parity of JSON and XML, its lifecycle). Its
  * views may be the parsed bodies themselves, which every reader of an exchange shares: read-only.
  */
@@ -103,8 +119,8 @@ export interface ObjectSeen {
   xml?: Record<string, unknown>;
   created: boolean;
   deleted: boolean;
-  /** The described fields the last write (POST, PUT) sent, as the table names them. */
-  sent?: KeptView | undefined;
+  /** What the last write (POST, PUT) sent of it. */
+  sent?: SentFields | undefined;
   /** The fields the last PUT changed, and the object before it, until a GET shows them. */
   changed?: { fields: string[]; before: Readonly<Record<string, unknown>> } | undefined;
 }

@@ -141,8 +141,12 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
     reports: [],
     run: ({ token, ok, db, scheme, lineage }) => {
       if (!token || !ok || !scheme) return undefined;
+      token.answered ??= new Map();
       if (!token.answered.has(db)) token.answered.set(db, scheme);
-      lineage?.answered.add(db);
+      if (lineage) {
+        lineage.answered ??= new Set();
+        lineage.answered.add(db);
+      }
       return undefined;
     },
   },
@@ -152,7 +156,7 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
     run: (b) => {
       const { token, ex, db, scheme, lineage, age, facts } = b;
       if (!token || !scheme || ex.status !== 401 || token.revoked || !alive(b)) return [];
-      const before = token.answered.get(db);
+      const before = token.answered?.get(db);
       if (before !== undefined && before !== scheme) {
         return [
           violation(
@@ -173,7 +177,7 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
           ),
         ];
       }
-      if (token.via === "refresh" && lineage && !lineage.revoked && lineage.answered.has(db)) {
+      if (token.via === "refresh" && lineage && !lineage.revoked && lineage.answered?.has(db)) {
         return [
           violation(
             "TOK-REFRESH",

@@ -18,7 +18,7 @@ import {
   type Violation,
 } from "../exchange.ts";
 import type { RequirementId } from "../generated/requirements.ts";
-import { KeptView, type ObjectSeen } from "../memory.ts";
+import { KeptView, type ObjectSeen, type SentFields } from "../memory.ts";
 import { described, describedOrSelf, otherCase, sharesAName } from "../names.ts";
 import { readXml, xmlText } from "../xml.ts";
 import { BEARER_STEPS, type BearerCall, bearerOf } from "./bearer.ts";
@@ -53,6 +53,8 @@ interface DataCall extends BearerCall {
   parsed?: ParsedJson | undefined;
   view?: Readonly<Json> | undefined;
   changed?: ObjectSeen["changed"];
+  /** What a write's body gave, as reads judge it (set with the view). */
+  given?: SentFields | undefined;
   /** Fields whose drift a step reported: later comparisons leave them out. */
   reported: Set<string>;
 }
@@ -118,6 +120,28 @@ function formatOf(accept: string | undefined): "json" | "xml" | undefined {
   const xml = ranges.includes("application/xml") || ranges.includes("text/xml");
   if (ranges.some((r) => r === "*/*" || r === "application/*" || r === "text/*")) return undefined;
   return json && !xml ? "json" : xml && !json ? "xml" : undefined;
+}
+
+const NO_DECIMALS: Readonly<Record<string, number>> = Object.freeze({});
+
+/**
+ * What a write's body gave, as reads judge it. A body that gives every field of the request names
+ * the collection's own list: most do, and the list is then not copied.
+ */
+function sentFields(view: Readonly<Json>, c: Collection): SentFields {
+  const all = c.request?.properties ?? c.properties;
+  const given = Object.keys(view);
+  // The view's names are described ones (describedOrSelf): as many are all of them.
+  const names = given.length === all.length ? all : given;
+  let decimals = NO_DECIMALS;
+  for (const f of c.decimalProperties) {
+    const x = view[f];
+    if (typeof x === "number" && !Number.isInteger(x)) {
+      if (decimals === NO_DECIMALS) decimals = {};
+      (decimals as Record<string, number>)[f] = x;
+    }
+  }
+  return { names, decimals };
 }
 
 /** The described fields of a write's JSON body, under the table's names. */
@@ -377,12 +401,12 @@ const BODY: ReadonlyArray<Step<DataCall>> = [
     name: "remember the object as it was created, replaced or read; its JSON and XML forms agree",
     reports: ["SVC-FORMATS"],
     run: (d) => {
-      const { view, method, c, pathId, seen, sent, memory } = d;
+      const { view, method, c, pathId, seen, memory } = d;
       if (!view) return [];
       const id = c.idProperty ? view[c.idProperty] : undefined;
-      // Kept as the bodies' text where the views are the bodies as they came (memory.ts).
+      // Kept as the body's text where the view is the body as it came, and what a write gave (memory.ts).
       const json = KeptView.of(view, d.parsed);
-      const kept = sent && KeptView.of(sent.view, sent.parsed);
+      const kept = d.given;
       if (method === "POST" && id !== undefined && id !== "") {
         memory.objects.set(d.key(id), { json, created: true, deleted: false, sent: kept });
       } else if (method === "PUT" && pathId !== undefined) {
@@ -500,14 +524,15 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
     reported.add(idProperty);
   }
   // What the last write sent this object, to tell a default not given from a field left out.
-  const lastSent = write ? sent?.view : seen?.sent?.value;
+  if (write && sent) d.given = sentFields(sent.view, c);
+  const lastSent = write ? d.given : seen?.sent;
   for (const p of spec.check(c.schema, view)) {
     const field = p.field.split(".")[0] ?? "";
     if (reported.has(field)) continue;
     const missing = p.message === "is required";
     // The body of a write's answer is not shown: only the fields it carries are judged.
     if (write && missing) continue;
-    if (missing && lastSent && !(field in lastSent)) {
+    if (missing && lastSent && !lastSent.names.includes(field)) {
       out.push(
         violation(
           "CUST-DEFAULTS",
@@ -521,9 +546,9 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
     }
   }
   for (const f of c.decimalProperties) {
-    const given = lastSent?.[f];
+    const given = lastSent?.decimals[f];
     const got = view[f];
-    if (typeof given !== "number" || Number.isInteger(given)) continue;
+    if (given === undefined) continue;
     if (typeof got === "number" && got !== given && Number.isInteger(got) && Math.abs(got - given) < 1) {
       out.push(violation("CUST-DECIMALS", `body.${f}`, `${given}, the decimal sent`, String(got)));
     }

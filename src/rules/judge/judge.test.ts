@@ -37,6 +37,19 @@ function exchange(g: Given): Exchange {
 const camel = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]));
 
+/** A create answered with the id alone (its body is not shown), and the object's address and fields. */
+const createdWith = (requestBody: Record<string, unknown>): Given => ({
+  method: "POST",
+  url: "/v1/api/DEMO/Customer",
+  requestBody,
+  requestHeaders: { "content-type": "application/json" },
+  body: { CustomerId: "1009" },
+});
+const at1009 = "/v1/api/DEMO/Customer/1009";
+const stored = { ...customer, CustomerId: "1009" };
+const without = (o: Record<string, unknown>, field: string) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => k !== field));
+
 const cases: Array<[string, { given: Given[]; want: string[] }]> = [
   ["a customer as the table describes it", { given: [{ body: customer }], want: [] }],
   [
@@ -82,6 +95,27 @@ const cases: Array<[string, { given: Given[]; want: string[] }]> = [
       ],
       want: [],
     },
+  ],
+  [
+    "a decimal a create sent, rounded on a later read",
+    {
+      given: [
+        createdWith({ ...customer, CustomerId: "" }),
+        { url: at1009, body: { ...stored, DiscountPercentage: 3 } },
+      ],
+      want: ["CUST-DECIMALS"],
+    },
+  ],
+  [
+    "a field a create left out, missing on a later read: its default",
+    {
+      given: [createdWith(without(customer, "Email")), { url: at1009, body: without(stored, "Email") }],
+      want: ["CUST-DEFAULTS"],
+    },
+  ],
+  [
+    "a field a create sent, missing on a later read",
+    { given: [createdWith(customer), { url: at1009, body: without(stored, "Email") }], want: ["CUST-FIELDS"] },
   ],
   [
     "a resource the contract does not declare",
@@ -174,7 +208,7 @@ describe("what the judge reads and keeps", () => {
     expect(kept("1003")).toEqual({ ...customer, CustomerId: "1003" });
   });
 
-  it("keeps a view that is the body as it came as the body's text, any other view as it is", () => {
+  it("keeps a view that is the body as it came as the body's text, any other as it is, and what a create gave", () => {
     const judge = new Judge(contract);
     const created = exchange({
       method: "POST",
@@ -189,8 +223,17 @@ describe("what the judge reads and keeps", () => {
     // Read again from the text, not the parsed answer the exchange's readers shared (memory.ts).
     expect(seen?.json?.value).toEqual({ ...customer, CustomerId: "2001" });
     expect(seen?.json?.value).not.toBe(jsonOf(created.body)?.value);
-    expect(seen?.sent?.value).toEqual({ ...customer, CustomerId: "" });
-    expect(seen?.sent?.value).not.toBe(jsonOf(created.requestBody)?.value);
+    // Of the body it sent, the fields it gave and its decimals with a fraction: a read judges no more.
+    const c = contract.resources.collections.find((x) => x.name === "Customer")!;
+    expect(seen?.sent?.names).toBe(c.request?.properties);
+    expect(seen?.sent?.decimals).toEqual(
+      Object.fromEntries(
+        c.decimalProperties.flatMap((f) => {
+          const x = customer[f];
+          return typeof x === "number" && !Number.isInteger(x) ? [[f, x]] : [];
+        }),
+      ),
+    );
     // Parsed once: the second read is the first's value.
     expect(seen?.json?.value).toBe(seen?.json?.value);
     const view = { Name: "a" };

@@ -235,7 +235,7 @@ const RESULT_STEPS: ReadonlyArray<Step<Result>> = [
         via: "implicit",
         lineage: undefined,
         code: undefined,
-        answered: new Map(),
+        answered: undefined,
         revoked: false,
       });
       return out;

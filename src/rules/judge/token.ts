@@ -300,7 +300,7 @@ const STEPS: ReadonlyArray<Step<TokenRequest>> = [
           via: grant === "refresh_token" ? "refresh" : "code",
           lineage,
           code: code && form.code ? fingerprint(form.code) : undefined,
-          answered: new Map(),
+          answered: undefined,
           revoked: code?.revoked ?? false,
         });
       }
@@ -323,7 +323,7 @@ const STEPS: ReadonlyArray<Step<TokenRequest>> = [
           redirectUri: form.redirect_uri,
           worked: known?.worked ?? false,
           revoked: known?.revoked ?? false,
-          answered: known?.answered ?? new Set(),
+          answered: known?.answered,
           lineageExpiresAt: Math.max(known?.lineageExpiresAt ?? 0, expiresAt),
           refusedLast: known?.refusedLast ?? false,
         });
