@@ -1,5 +1,6 @@
 // The mock's view of HTTP: plain data in, plain data out. The core never
 // sees a socket; src/mock/node/ turns these into node:http calls.
+import { Recent } from "../../recent.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import type { Format } from "./format.ts";
 
@@ -88,18 +89,15 @@ export function parseParams(text: string): Params {
   return out;
 }
 
-// A form is read once per request, however many steps ask for it.
-const forms = new WeakMap<object, Params>();
+// A form is read once per request, however many steps ask for it (the last few requests': not a
+// WeakMap, see src/recent.ts).
+const forms = new Recent<object, Params>();
+const readForm = (req: Pick<MockRequest, "body">) => parseParams(req.body?.toString("utf8") ?? "");
 
 /** The parameters of a body posted as a form; `undefined` when it is posted as something else. */
 export function formOf(req: Pick<MockRequest, "headers" | "body">): Params | undefined {
   if (mediaTypeOf(req.headers["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  let form = forms.get(req);
-  if (!form) {
-    form = parseParams(req.body?.toString("utf8") ?? "");
-    forms.set(req, form);
-  }
-  return form;
+  return forms.of(req, readForm);
 }
 
 /** The single value of a parameter; `undefined` when absent, `null` when repeated. */
