@@ -53,9 +53,15 @@ export interface ParsedJson {
 export function jsonOf(body: Buffer | undefined): ParsedJson | undefined {
   // Several steps (the judge's, the request's problem, the recording) read one body: it is parsed
   // once. Its value is shared, so no reader may change it.
-  return body ? parsedBodies.of(body, parseJson) : undefined;
+  if (!body) return undefined;
+  return body.length <= KEPT_BODY_BYTES ? parsedBodies.of(body, parseJson) : parseJson(body);
 }
 const parsedBodies = new Recent<Buffer, ParsedJson | undefined>();
+/**
+ * A larger body is parsed for each reader, not kept: a slot holds its body and value until four
+ * other bodies take it, however long a quiet proxy waits for them.
+ */
+const KEPT_BODY_BYTES = 1024 * 1024;
 
 function parseJson(body: Buffer): ParsedJson | undefined {
   const read = body.toString("utf8");
@@ -77,7 +83,8 @@ export function queryOf(url: string): URLSearchParams {
 /** A form body (`application/x-www-form-urlencoded`), single values; repeated names keep the first. */
 export function formOf(ex: Pick<Exchange, "requestHeaders" | "requestBody">): Record<string, string> | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  return forms.of(ex.requestBody ?? EMPTY, parseForm);
+  const body = ex.requestBody ?? EMPTY;
+  return body.length <= KEPT_BODY_BYTES ? forms.of(body, parseForm) : parseForm(body);
 }
 // A form is read once however many steps read it; its value is shared, so no reader may change it.
 const forms = new Recent<Buffer, Record<string, string>>();

@@ -39,11 +39,8 @@ interface DataCall extends BearerCall {
   pathId: string | undefined;
   /** What the judge saw of that object before. */
   seen: ObjectSeen | undefined;
-  /**
-   * A write's JSON body as the table names its fields: the parsed body itself when it is already
-   * so, never changed; and the body as parsed.
-   */
-  sent: { view: Readonly<Json>; parsed: ParsedJson } | undefined;
+  /** A write's JSON body as the table names its fields: the parsed body itself when it is already so, never changed. */
+  sent: { view: Readonly<Json> } | undefined;
   /** The answer's body format, from its Content-Type: JSON, XML, or neither. */
   format: "json" | "xml" | undefined;
   /** The format the request asked for, by suffix or Accept. */
@@ -149,7 +146,7 @@ function requestView(ex: Exchange, c: Collection): DataCall["sent"] {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/json") return undefined;
   const parsed = jsonOf(ex.requestBody);
   if (!parsed || !isObject(parsed.value)) return undefined;
-  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties), parsed };
+  return { view: describedOrSelf(parsed.value, c.request?.properties ?? c.properties) };
 }
 
 /** Two values of a described field are the same (dates compared as dates). */

@@ -5,7 +5,6 @@
 // conformance suite every exchange it sends, so the two can not disagree.
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
-import { Recent } from "../../recent.ts";
 import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
@@ -145,13 +144,19 @@ export class Judge {
     this.#kinds = new Set(options.kinds ?? ["spec", "oauth"]);
   }
 
-  /** The places of the last exchanges read (not a WeakMap: see src/recent.ts). */
-  readonly #placed = new Recent<Exchange, Place>();
-  readonly #place = (ex: Exchange) => this.places.of(ex.method, ex.url);
+  // A WeakMap, not the few slots of src/recent.ts: a slot would hold the exchange, and with it
+  // its bodies (up to 64 MB each), until later exchanges take it. A place is small; what the
+  // WeakMap keeps of places through the young generation did not show over HTTP.
+  readonly #placed = new WeakMap<Exchange, Place>();
 
   /** Where an exchange went, read once however many readers ask (the judge, the log, the recording). */
   placeOf(ex: Exchange): Place {
-    return this.#placed.of(ex, this.#place);
+    let place = this.#placed.get(ex);
+    if (!place) {
+      place = this.places.of(ex.method, ex.url);
+      this.#placed.set(ex, place);
+    }
+    return place;
   }
 
   /** The violations one exchange shows, given what came before it. */

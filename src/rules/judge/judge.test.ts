@@ -240,6 +240,15 @@ describe("what the judge reads and keeps", () => {
     expect(KeptView.of(view, { value: { name: "a" }, text: '{"name":"a"}' }).value).toBe(view);
   });
 
+  it("parses a body once for all its readers, but keeps no body over 1 MB once read", () => {
+    const small = Buffer.from(JSON.stringify(customer));
+    expect(jsonOf(small)?.value).toBe(jsonOf(small)?.value);
+    const large = Buffer.from(JSON.stringify(Array.from({ length: 600 }, () => customer)));
+    expect(large.length).toBeGreaterThan(1024 * 1024);
+    expect(jsonOf(large)?.value).not.toBe(jsonOf(large)?.value);
+    expect(jsonOf(large)?.value).toEqual(JSON.parse(large.toString()));
+  });
+
   it("a described object is its own view; any other name makes a copy", () => {
     const fields = ["Name", "City"];
     const exact = { Name: "a", City: "b" };
