@@ -106,8 +106,9 @@ export function basicCredentials(authorization: string | undefined): { id: strin
 /** A fingerprint of a secret value (token, code, client secret): the proxy keeps these, never the values. */
 export const fingerprint = (value: string) => fingerprints.of(value, sha256);
 // A token request's steps ask for the fingerprints of its refresh token, its client secret and the
-// tokens it issued, most of them more than once (seven hashes a refresh, 3.3 µs). The last few
-// values are held as long as the exchanges that carried them, not in what the judge remembers.
+// tokens it issued, most of them more than once (seven hashes a refresh, 3.3 µs). The last eight
+// values stay in these slots until others take them, as the bodies that carried them stay in
+// jsonOf's; what the judge remembers between exchanges keeps fingerprints only (decision 0035).
 const fingerprints = new Recent<string, string>(8);
 const sha256 = (value: string) =>
   // crypto.hash (Node 20.12+) is the one-shot form: no Hash object per token.
