@@ -3,7 +3,7 @@ import { Recent } from "./recent.ts";
 
 describe("Recent", () => {
   it("reads a key once while it is among the last few, by identity", () => {
-    const recent = new Recent<object, number>(2);
+    const recent = new Recent<object, number>({ size: 2 });
     let reads = 0;
     const read = () => ++reads;
     const [a, b, c] = [{}, {}, {}];
@@ -20,7 +20,7 @@ describe("Recent", () => {
   });
 
   it("keeps an undefined value as a value", () => {
-    const recent = new Recent<object, undefined>(1);
+    const recent = new Recent<object, undefined>({ size: 1 });
     let reads = 0;
     const key = {};
     recent.of(key, () => void reads++);

@@ -6,6 +6,7 @@
 // what RE2 can not do at all (lookaround, backreferences) is refused when the
 // contract is read, naming the pattern (bounds.ts).
 import { RE2JS } from "re2js";
+import { Recent } from "../recent.ts";
 
 /** What Ajv's `code.regExp` needs of a compiled pattern. */
 export interface LinearPattern {
@@ -258,17 +259,8 @@ const KEPT_TEXT_CHARS = 256;
  * over and over (every token answer's scope: 2.6 µs a refresh on re2js, for the same string).
  */
 function lastTextKept(test: (text: string) => boolean): (text: string) => boolean {
-  let last: string | undefined;
-  let result = false;
-  return (text) => {
-    if (text === last) return result;
-    const found = test(text);
-    if (text.length <= KEPT_TEXT_CHARS) {
-      last = text;
-      result = found;
-    }
-    return found;
-  };
+  const last = new Recent<string, boolean>({ size: 1, keeps: (text) => text.length <= KEPT_TEXT_CHARS });
+  return (text) => last.of(text, test);
 }
 
 /** Ajv's `code.regExp`: every `pattern` and `patternProperties` of a schema, compiled by linearPattern. */

@@ -53,15 +53,15 @@ export interface ParsedJson {
 export function jsonOf(body: Buffer | undefined): ParsedJson | undefined {
   // Several steps (the judge's, the request's problem, the recording) read one body: it is parsed
   // once. Its value is shared, so no reader may change it.
-  if (!body) return undefined;
-  return body.length <= KEPT_BODY_BYTES ? parsedBodies.of(body, parseJson) : parseJson(body);
+  return body ? parsedBodies.of(body, parseJson) : undefined;
 }
-const parsedBodies = new Recent<Buffer, ParsedJson | undefined>();
 /**
  * A larger body is parsed for each reader, not kept: a slot holds its body and value until four
  * other bodies take it, however long a quiet proxy waits for them.
  */
 const KEPT_BODY_BYTES = 1024 * 1024;
+const keptBody = (body: Buffer) => body.length <= KEPT_BODY_BYTES;
+const parsedBodies = new Recent<Buffer, ParsedJson | undefined>({ keeps: keptBody });
 
 function parseJson(body: Buffer): ParsedJson | undefined {
   const read = body.toString("utf8");
@@ -83,11 +83,10 @@ export function queryOf(url: string): URLSearchParams {
 /** A form body (`application/x-www-form-urlencoded`), single values; repeated names keep the first. */
 export function formOf(ex: Pick<Exchange, "requestHeaders" | "requestBody">): Record<string, string> | undefined {
   if (mediaType(ex.requestHeaders["content-type"]) !== "application/x-www-form-urlencoded") return undefined;
-  const body = ex.requestBody ?? EMPTY;
-  return body.length <= KEPT_BODY_BYTES ? forms.of(body, parseForm) : parseForm(body);
+  return forms.of(ex.requestBody ?? EMPTY, parseForm);
 }
 // A form is read once however many steps read it; its value is shared, so no reader may change it.
-const forms = new Recent<Buffer, Record<string, string>>();
+const forms = new Recent<Buffer, Record<string, string>>({ keeps: keptBody });
 const EMPTY = Buffer.alloc(0);
 
 function parseForm(body: Buffer): Record<string, string> {
@@ -109,7 +108,7 @@ export const fingerprint = (value: string) => fingerprints.of(value, sha256);
 // tokens it issued, most of them more than once (seven hashes a refresh, 3.3 µs). The last eight
 // values stay in these slots until others take them, as the bodies that carried them stay in
 // jsonOf's; what the judge remembers between exchanges keeps fingerprints only (decision 0035).
-const fingerprints = new Recent<string, string>(8);
+const fingerprints = new Recent<string, string>({ size: 8 });
 const sha256 = (value: string) =>
   // crypto.hash (Node 20.12+) is the one-shot form: no Hash object per token.
   (hash ? hash("sha256", value, "base64url") : createHash("sha256").update(value).digest("base64url")).slice(0, 22);

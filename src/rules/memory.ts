@@ -4,6 +4,7 @@
 // created or deleted. Tokens, codes and secrets are kept only as fingerprints
 // (exchange.ts), never as values. Every map is bounded: a proxy runs for days.
 import { Bounded } from "../bounded.ts";
+import type { ParsedJson } from "./exchange.ts";
 
 /** An authorization request as the client sent it (GET /OAuth/Authorize). */
 export interface AuthorizationSeen {
@@ -81,7 +82,7 @@ export class KeptView {
   }
 
   /** `view`, kept as `body`'s text when it is that body's parsed value itself. */
-  static of(view: Readonly<Json>, body?: { value: unknown; text: string }): KeptView {
+  static of(view: Readonly<Json>, body?: ParsedJson): KeptView {
     return body !== undefined && body.value === view
       ? new KeptView(body.text, undefined)
       : new KeptView(undefined, view);

@@ -3,7 +3,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { type CompiledContract, type Operation, type Problem, XmlError } from "../../contract/index.ts";
 import type { AnswerCode } from "./answer-codes.ts";
-import { type AnswerMeta, type MockResponse, mediaTypeOf } from "./http.ts";
+import { type AnswerMeta, type Encoded, encodedOf, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
 import type { Rules } from "./rules.ts";
 
@@ -82,12 +82,6 @@ export interface Answering {
   operation?: Pick<Operation, "collection" | "idParam"> | undefined;
 }
 
-/** A body's text and its bytes as sent. */
-export interface Encoded {
-  text: string;
-  bytes: Buffer;
-}
-
 // Stored objects are never changed in place (PUT stores a new object), so
 // their encoded forms can be kept with them.
 const encoded = new WeakMap<object, Map<string, Encoded>>();
@@ -122,8 +116,7 @@ export function encodeKept(
   const cached = encoded.get(value);
   const hit = cached?.get(key);
   if (hit !== undefined) return hit;
-  const text = encode(contract, format, schemaName, value, names);
-  const kept = { text, bytes: Buffer.from(text) };
+  const kept = encodedOf(encode(contract, format, schemaName, value, names));
   if (cached) cached.set(key, kept);
   else encoded.set(value, new Map([[key, kept]]));
   return kept;

@@ -18,6 +18,15 @@ export interface MockRequest {
   remoteAddress?: string | undefined;
 }
 
+/** A body's text and its bytes as sent. */
+export interface Encoded {
+  text: string;
+  bytes: Buffer;
+}
+
+/** A text with its bytes, made once for answers that send it again and again. */
+export const encodedOf = (text: string): Encoded => ({ text, bytes: Buffer.from(text) });
+
 export interface MockResponse {
   status: number;
   headers: Record<string, string>;
@@ -27,7 +36,7 @@ export interface MockResponse {
    * again. Sent only while `body` is still the very text it was made from: a scenario that
    * rewrites the body makes it stale, and then the body is sent.
    */
-  encoded?: { text: string; bytes: Buffer };
+  encoded?: Encoded;
   /** What the core knows of the answer; never sent. */
   meta?: AnswerMeta;
 }

@@ -10,7 +10,7 @@ import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bea
 import { bindProperties } from "./binding.ts";
 import { exampleHandler } from "./examples.ts";
 import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./format.ts";
-import type { MockResponse } from "./http.ts";
+import { encodedOf, type MockResponse } from "./http.ts";
 import { applyListQuery, parseListQuery } from "./list-query.ts";
 import type { Handler, Route, RoutedRequest } from "./router.ts";
 import { project, SERVICE_WIDE, type StoredObject } from "./store.ts";
@@ -191,7 +191,7 @@ function listObjects(op: Operation): Next {
         status: res.status,
         headers: res.headers,
         body: res.body!,
-        encoded: { text: res.body!, bytes: Buffer.from(res.body!) },
+        encoded: encodedOf(res.body!),
         makeValue: () => applyListQuery(all, query, item),
         schema: res.meta!.schema!,
         format: res.meta!.format!,
