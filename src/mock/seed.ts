@@ -75,6 +75,17 @@ function readText(file: string): string {
 
 const BATCH_BYTES = 8 * 1024 * 1024;
 
+export interface BatchOptions {
+  /** Bytes read at a time. */
+  batchBytes?: number;
+  /**
+   * Each batch's elements as soon as they are parsed, in order: a check made then finds them in
+   * the processor's cache (the contract's check of 100,000 customers took 70 ms this way, 130 ms
+   * after the whole file). What it throws ends the reading and is thrown on.
+   */
+  each?: (batch: readonly unknown[]) => void;
+}
+
 /**
  * A file holding a JSON array of objects, parsed a batch of elements at a time, so the whole text
  * (190 MB at 100,000 customers) never sits in memory next to the objects made from it. A batch
@@ -83,9 +94,19 @@ const BATCH_BYTES = 8 * 1024 * 1024;
  * nested object is refused and an earlier one tried. A file written otherwise is parsed at its end
  * in one piece; undefined when it is not a JSON array, and the caller parses it whole for the error.
  */
-export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unknown[] | undefined {
+export function parseArrayInBatches(
+  path: string,
+  { batchBytes = BATCH_BYTES, each }: BatchOptions = {},
+): unknown[] | undefined {
   const fd = openSync(path, "r");
   const out: unknown[] = [];
+  let inEach = false;
+  const take = (batch: unknown[]) => {
+    inEach = true;
+    each?.(batch);
+    inEach = false;
+    for (const item of batch) out.push(item);
+  };
   // One buffer for the whole file: the unparsed rest of a batch moves to its front and the next
   // read follows it. A new buffer per read left ≈100 MB of freed memory with the C allocator at
   // 100,000 customers, which it did not give back to the system. Its first byte is kept for a "["
@@ -114,7 +135,7 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
       buf[start - 1] = 0x5b;
       if (n === 0) {
         // The rest: the last elements and the file's closing bracket.
-        for (const item of JSON.parse(text(buf, start - 1, end)) as unknown[]) out.push(item);
+        take(JSON.parse(text(buf, start - 1, end)) as unknown[]);
         return out;
       }
       const data = buf.subarray(start, end);
@@ -130,11 +151,14 @@ export function parseArrayInBatches(path: string, batchBytes = BATCH_BYTES): unk
         }
       }
       const rest = batch ? start + cut + 2 : start;
-      if (batch) for (const item of batch) out.push(item);
+      if (batch) take(batch);
       buf.copyWithin(1, rest, end);
       carried = end - rest;
     }
-  } catch {
+  } catch (err) {
+    // What `each` throws is the caller's own error; anything else means the file is not laid
+    // out as this reader expects, or is not JSON.
+    if (inEach) throw err;
     return undefined;
   } finally {
     closeSync(fd);
@@ -147,10 +171,12 @@ function text(buf: Buffer, from: number, to: number): string {
 }
 
 function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): StoredObject[] {
+  let check = objectCheck(contract, c, where);
   let data: unknown;
   try {
-    data = parseArrayInBatches(path);
+    data = parseArrayInBatches(path, { each: check });
   } catch (err) {
+    if (err instanceof SeedError) throw err;
     throw new SeedError(`cannot read seed file ${path}: ${(err as Error).message}`);
   }
   if (data === undefined) {
@@ -159,26 +185,40 @@ function readObjects(contract: CompiledContract, c: Collection, path: string, wh
     } catch (err) {
       throw new SeedError(`${where} is not valid JSON: ${(err as Error).message}`);
     }
+    if (!Array.isArray(data)) throw new SeedError(`${where} must hold an array of ${c.name} objects`);
+    // Parsed whole: the objects a batch checked before the reader gave up are checked again.
+    check = objectCheck(contract, c, where);
+    check(data);
   }
-  if (!Array.isArray(data)) throw new SeedError(`${where} must hold an array of ${c.name} objects`);
-  const ids = new Set<string>();
-  data.forEach((o, i) => {
-    const problems = contract.answers.check(c.schema, o);
-    if (problems.length > 0) {
-      const p = problems[0]!;
-      throw new SeedError(
-        `${where}: object ${i + 1} (counting from 1) does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
-      );
-    }
-    if (c.idProperty === undefined) return;
-    const id = String((o as Record<string, unknown>)[c.idProperty]);
-    if (id === "" || ids.has(id))
-      throw new SeedError(
-        `${where}: object ${i + 1} (counting from 1) needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
-      );
-    ids.add(id);
-  });
   return data as StoredObject[];
+}
+
+/**
+ * Checks a file's objects a batch at a time, in order: each must fit the contract's schema and
+ * have an id no earlier object has. Throws for the first that does not, counting from 1.
+ */
+function objectCheck(contract: CompiledContract, c: Collection, where: string): (batch: readonly unknown[]) => void {
+  const ids = new Set<string>();
+  let i = 0;
+  return (batch) => {
+    for (const o of batch) {
+      i++;
+      const problems = contract.answers.check(c.schema, o);
+      if (problems.length > 0) {
+        const p = problems[0]!;
+        throw new SeedError(
+          `${where}: object ${i} (counting from 1) does not fit the contract's ${c.schema}: ${p.field || "body"} ${p.message}`,
+        );
+      }
+      if (c.idProperty === undefined) continue;
+      const id = String((o as Record<string, unknown>)[c.idProperty]);
+      if (id === "" || ids.has(id))
+        throw new SeedError(
+          `${where}: object ${i} (counting from 1) needs a unique, non-empty ${c.idProperty} (got ${JSON.stringify(id)})`,
+        );
+      ids.add(id);
+    }
+  };
 }
 
 /** Files and folders of a seed folder that are not objects. */
