@@ -461,8 +461,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
               break;
             }
           }
-          res.writeHead(status, answer.statusMessage, out);
-          res.end(raw);
+          // With the turn's other answers, once all are judged (TurnQueue.send says why).
+          turn.send(writeJudged, res, { status, message: answer.statusMessage, headers: out, body: raw });
         }
         const place = judge.placeOf(ex);
         const op = place.operation;
@@ -553,6 +553,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** A judged answer as the proxy passes it on: the target's status and body, its headers completed. */
+interface Judged {
+  status: number;
+  message: string | undefined;
+  /** Names and values in turn, as writeHead takes them. */
+  headers: string[];
+  body: Buffer;
+}
+
+function writeJudged(res: ServerResponse, a: Judged): void {
+  try {
+    res.writeHead(a.status, a.message, a.headers);
+    res.end(a.body);
+  } catch (err) {
+    console.error(`bawa proxy: internal error passing an answer on (a bug of bawa):`, err);
+    res.destroy();
+  }
 }
 
 /** A mock's answer (the proxy's own pages, a guard's refusal) written to the client. */

@@ -72,19 +72,19 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
         req.resume();
         if (lines.get(req.socket)?.length)
-          placeInLine(req.socket, res)(() => send(res, () => app.handle(request(undefined))));
-        else send(res, () => app.handle(request(undefined)));
+          placeInLine(req.socket, res)(() => send(res, () => app.handle(request(undefined)), turn));
+        else send(res, () => app.handle(request(undefined)), turn);
         return;
       }
       const ready = placeInLine(req.socket, res);
       readBody(req, limit, (body) => {
         if (body === "too-large") {
           res.shouldKeepAlive = false;
-          ready(() => send(res, () => app.tooLarge(request(undefined))));
+          ready(() => send(res, () => app.tooLarge(request(undefined)), turn));
         } else {
           // A request with a body (a write, most often) is handled with the others of this turn.
           turn.later(
-            () => ready(() => send(res, () => app.handle(request(body)))),
+            () => ready(() => send(res, () => app.handle(request(body)), turn)),
             (err) => fail(res, err),
           );
         }
@@ -171,15 +171,15 @@ function placeInLine(socket: Socket, res: ServerResponse): (run: () => void) => 
 
 /**
  * Writes the core's answer, after the delay it asks for (Prefer: delay, a
- * latency scenario). A throw anywhere in between is our bug: logged, answered
- * 500, never a crash.
+ * latency scenario), or with the turn's other writes. A throw anywhere in
+ * between is our bug: logged, answered 500, never a crash.
  */
-function send(res: ServerResponse, answer: () => MockResponse): void {
+function send(res: ServerResponse, answer: () => MockResponse, turn: TurnQueue): void {
   try {
     const response = answer();
     const delay = response.meta?.delayMs ?? 0;
     if (delay > 0) setTimeout(() => write(res, response), delay);
-    else write(res, response);
+    else turn.send(write, res, response);
   } catch (err) {
     fail(res, err);
   }

@@ -44,4 +44,55 @@ describe("TurnQueue", () => {
     await new Promise((done) => setImmediate(done));
     expect(ran).toEqual([boom, "next"]);
   });
+
+  it("makes the writes the turn's work asks for once all of it has run, in order; others at once", async () => {
+    const turn = new TurnQueue();
+    const ran: string[] = [];
+    const write = (name: string, n: number) => ran.push(`write ${name}${n}`);
+    turn.send(write, "now", 0);
+    expect(ran).toEqual(["write now0"]);
+    for (const name of ["a", "b"]) {
+      turn.later(
+        () => {
+          ran.push(`run ${name}`);
+          turn.send(write, name, 1);
+          turn.send(write, name, 2);
+        },
+        () => ran.push(`${name} failed`),
+      );
+    }
+    turn.later(
+      () => {
+        turn.send(write, "c", 1);
+        throw new Error("after asking for a write");
+      },
+      () => ran.push("c failed"),
+    );
+    await new Promise((done) => setImmediate(done));
+    expect(ran).toEqual([
+      "write now0",
+      "run a",
+      "run b",
+      "c failed",
+      "write a1",
+      "write a2",
+      "write b1",
+      "write b2",
+      "write c1",
+    ]);
+    // After the turn's work, a write is made at once again.
+    turn.send(write, "after", 0);
+    expect(ran.at(-1)).toBe("write after0");
+  });
+
+  it("makes the waiting writes when flushed, before a server drops its connections", () => {
+    const turn = new TurnQueue();
+    const ran: string[] = [];
+    turn.later(
+      () => turn.send((name: string) => ran.push(name), "written", undefined),
+      () => ran.push("failed"),
+    );
+    turn.flush();
+    expect(ran).toEqual(["written"]);
+  });
 });

