@@ -67,13 +67,14 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
         body,
         remoteAddress: req.socket.remoteAddress,
       });
-      // Most calls carry no body: answered at once, without waiting for the stream's end (unless
-      // a request before it on its connection is not answered yet).
+      // Most calls carry no body: handled with the others of this turn, without waiting for the
+      // stream's end (or behind a request before it on its connection not answered yet). At
+      // once instead, GET Customer/{id} took 1.5–2.5 µs more CPU an answer (two A/B runs).
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
         req.resume();
-        if (lines.get(req.socket)?.length)
-          placeInLine(req.socket, res)(() => send(res, () => app.handle(request(undefined)), turn));
-        else send(res, () => app.handle(request(undefined)), turn);
+        const run = () => send(res, () => app.handle(request(undefined)), turn);
+        if (lines.get(req.socket)?.length) placeInLine(req.socket, res)(run);
+        else turn.later(run, (err) => fail(res, err));
         return;
       }
       const ready = placeInLine(req.socket, res);

@@ -41,7 +41,7 @@ export class TurnQueue {
    * (alternating rounds, 50 connections, CPU per answer from /proc): about 77 µs when each answer
    * was written after its own work, about 67 when all were written after all the work, the
    * kernel's share of the writes the difference. `write` handles its own failure; it is called
-   * with `a` and `b`, so a write made at once (a GET's answer) makes no closure.
+   * with `a` and `b`, so a write made at once makes no closure.
    */
   send<A, B>(write: (a: A, b: B) => void, a: A, b: B): void {
     if (this.#writes) this.#writes.push(() => write(a, b));
