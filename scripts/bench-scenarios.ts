@@ -23,6 +23,11 @@ export interface Scenario {
   path: string;
   /** The request, given the background user's access and refresh tokens (Prism gets placeholders). */
   request: (tokens: { access: string; refresh: string }) => Request;
+  /**
+   * Each answer issues the client an access token: the rounds against one mock must stay under
+   * the access tokens one client may hold (A-LIMITS), or the last round measures refusals.
+   */
+  issuesAccessToken?: true;
 }
 
 const API = "/v1/api/DEMO";
@@ -57,6 +62,7 @@ export const SCENARIOS: readonly Scenario[] = [
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: refreshForm(t.refresh),
     }),
+    issuesAccessToken: true,
   },
   {
     scenario: "GET CustomerInfoList $top=2 (a page)",

@@ -3,7 +3,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { cpuMs, rssGrowth } from "./bench-servers.ts";
+import { MAX_ACCESS_TOKENS_PER_CLIENT } from "../src/mock/core/limits.ts";
+import { cpuMs, roundsUnder, rssGrowth, warmUpOf } from "./bench-servers.ts";
 
 const MB = 2 ** 20;
 const run = (mb: number[]) => mb.map((m, minute) => ({ minute, rssBytes: m * MB }));
@@ -43,5 +44,20 @@ describe("cpuMs", () => {
     } finally {
       parent.kill();
     }
+  });
+});
+
+describe("roundsUnder", () => {
+  it("keeps the token refresh's five rounds of 20,000 and their warm-ups under one client's access tokens", () => {
+    // The run of 2026-11-29 07:09: 5 × 22,000 against one mock, 10,002 refusals in its median round.
+    expect(5 * (20_000 + warmUpOf(20_000))).toBeGreaterThan(MAX_ACCESS_TOKENS_PER_CLIENT);
+    const amount = roundsUnder(MAX_ACCESS_TOKENS_PER_CLIENT, 20_000, 5);
+    expect(amount).toBeLessThan(20_000);
+    expect(5 * (amount + warmUpOf(amount)) + 100).toBeLessThanOrEqual(MAX_ACCESS_TOKENS_PER_CLIENT);
+    expect(5 * (amount + 1000 + warmUpOf(amount + 1000)) + 100).toBeGreaterThan(MAX_ACCESS_TOKENS_PER_CLIENT);
+  });
+
+  it("leaves rounds that fit as they are", () => {
+    expect(roundsUnder(MAX_ACCESS_TOKENS_PER_CLIENT, 20_000, 3)).toBe(20_000);
   });
 });

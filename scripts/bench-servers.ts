@@ -162,9 +162,22 @@ export function cpuMs(root: number, { reaped = false }: { reaped?: boolean } = {
  * A fixed number of requests after a warm-up, with the server's CPU time over them: µs of CPU per
  * answer, beside req/s and latency of the same run.
  */
+/** The requests measure() sends before it measures `amount`. */
+export const warmUpOf = (amount: number) => Math.max(500, Math.round(amount / 10));
+
+/**
+ * Requests per round, at most `requests`, such that `rounds` rounds with their warm-ups send no
+ * more than `cap` in all (with `spare` left for what the bench asked before).
+ */
+export function roundsUnder(cap: number, requests: number, rounds: number, spare = 100): number {
+  let amount = requests;
+  while (amount > 1 && rounds * (amount + warmUpOf(amount)) + spare > cap) amount -= 1000;
+  return Math.max(1, amount);
+}
+
 export async function measure(server: Server, url: string, opts: LoadOptions = {}): Promise<Load> {
   const amount = opts.amount ?? REQUESTS;
-  await load(url, { ...opts, amount: Math.max(500, Math.round(amount / 10)) });
+  await load(url, { ...opts, amount: warmUpOf(amount) });
   const before = cpuMs(server.child.pid!);
   const result = await load(url, { ...opts, amount });
   const spent = cpuMs(server.child.pid!) - before;

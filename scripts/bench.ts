@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { startPrism } from "../src/cli/prism.ts";
+import { MAX_ACCESS_TOKENS_PER_CLIENT } from "../src/mock/core/limits.ts";
 import { backgroundTokens, refreshForm } from "../src/mock/node/client.ts";
 import { freePort } from "../src/mock/node/listen.ts";
 import { PROJECT_ROOT } from "../src/paths.ts";
@@ -17,18 +18,21 @@ import {
   answering,
   type Contender,
   type Load,
+  type LoadOptions,
   load,
   measure,
   measureRounds,
   medianStart,
   REQUESTS,
   ROUNDS,
+  roundsUnder,
   rssGrowth,
   rssMb,
   SECONDS,
   type Server,
   start,
   stop,
+  warmUpOf,
 } from "./bench-servers.ts";
 
 /** BENCH_QUICK=1: only the headline scenarios and the proxies, printed, for trying a change. */
@@ -116,13 +120,23 @@ async function main(): Promise<void> {
   ours.startMs = await medianStart("bawa mock (start-up)", [...MOCK_ARGS, "--quiet"], 5);
 
   let logLines = { written: 0, answered: 0 };
+  // Rows whose rounds were made smaller than REQUESTS, and why.
+  const smaller: string[] = [];
   try {
     for (const s of scenarios) {
+      // Each refresh issues an access token, and one client may hold MAX_ACCESS_TOKENS_PER_CLIENT:
+      // rounds of REQUESTS against one mock passed it in the fifth and measured refusals.
+      const amount = s.issuesAccessToken ? roundsUnder(MAX_ACCESS_TOKENS_PER_CLIENT, REQUESTS, ROUNDS) : REQUESTS;
+      if (amount < REQUESTS) {
+        smaller.push(
+          `${s.scenario}: ${amount.toLocaleString("en")} requests a round, so that its ${ROUNDS} rounds with their warm-ups stay under the ${MAX_ACCESS_TOKENS_PER_CLIENT.toLocaleString("en")} access tokens one client may hold (A-LIMITS)`,
+        );
+      }
       log(
-        `${s.scenario}: bare node:http, bawa mock, bawa mock --quiet${s.scenario === "POST Customer" ? ", node:http keeping each body" : ""} (${ROUNDS} rounds of ${REQUESTS}), Prism (${REQUESTS / 10})`,
+        `${s.scenario}: bare node:http, bawa mock, bawa mock --quiet${s.scenario === "POST Customer" ? ", node:http keeping each body" : ""} (${ROUNDS} rounds of ${amount}), Prism (${REQUESTS / 10})`,
       );
       const linesBefore = ours.lines();
-      const at = (server: Server, opts = s.request(tokens)): Contender => ({
+      const at = (server: Server, opts: LoadOptions = { ...s.request(tokens), amount }): Contender => ({
         server,
         url: `${server.url}${s.path}`,
         opts,
@@ -130,7 +144,7 @@ async function main(): Promise<void> {
       const contenders: Record<string, Contender> = {
         bare: at(bare),
         ours: at(ours),
-        quiet: at(quiet, s.request(quietTokens)),
+        quiet: at(quiet, { ...s.request(quietTokens), amount }),
       };
       if (s.scenario === "POST Customer") contenders.keeping = at(keeping);
       const m = await measureRounds(contenders);
@@ -140,7 +154,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
       logLines = {
         written: logLines.written + ours.lines() - linesBefore,
-        answered: logLines.answered + ROUNDS * (REQUESTS + Math.max(500, Math.round(REQUESTS / 10))),
+        answered: logLines.answered + ROUNDS * (amount + warmUpOf(amount)),
       };
       row.prism = await measure(prism, `${prism.url}${s.path}`, { ...s.request(forPrism), amount: REQUESTS / 10 });
       rows.push(row);
@@ -320,7 +334,7 @@ async function main(): Promise<void> {
   const md = [
     "# Benchmark",
     "",
-    `Measured ${new Date().toISOString()} on ${machine}; autocannon, 50 connections, loopback. The headline is **CPU per answer**: user and system time of the server's processes (from /proc) over ${REQUESTS.toLocaleString("en")} requests (Prism: ${(REQUESTS / 10).toLocaleString("en")}) after a warm-up, divided by the count. bawa and the node:http servers it is set against are measured in ${ROUNDS} rounds, alternating their order (forward, then backward), and each shows the median round, with the lowest and highest in brackets (Prism: one round); req/s and latency are of the same run and swing with the load generator and the neighbours on a shared machine. "bawa mock (npm start)" is the mock as \`npm start\` starts it, its request log on standard output, a pipe (it wrote ${logLines.written.toLocaleString("en")} lines for ${logLines.answered.toLocaleString("en")} answers); "--quiet" is without the log. Bare node:http answers each request with the very bytes bawa answers it with; for a create, the least it can cost is node:http that parses each body, keeps the object and answers it re-encoded (no routing, token, binding, validation or dates).`,
+    `Measured ${new Date().toISOString()} on ${machine}; autocannon, 50 connections, loopback. The headline is **CPU per answer**: user and system time of the server's processes (from /proc) over ${REQUESTS.toLocaleString("en")} requests (Prism: ${(REQUESTS / 10).toLocaleString("en")}) after a warm-up, divided by the count. bawa and the node:http servers it is set against are measured in ${ROUNDS} rounds, alternating their order (forward, then backward), and each shows the median round, with the lowest and highest in brackets (Prism: one round); req/s and latency are of the same run and swing with the load generator and the neighbours on a shared machine. "bawa mock (npm start)" is the mock as \`npm start\` starts it, its request log on standard output, a pipe (it wrote ${logLines.written.toLocaleString("en")} lines for ${logLines.answered.toLocaleString("en")} answers); "--quiet" is without the log. Bare node:http answers each request with the very bytes bawa answers it with; for a create, the least it can cost is node:http that parses each body, keeps the object and answers it re-encoded (no routing, token, binding, validation or dates).${smaller.length ? ` Smaller rounds: ${smaller.join("; ")}.` : ""}`,
     "",
     ...headline,
     "",
