@@ -172,11 +172,19 @@ function text(buf: Buffer, from: number, to: number): string {
 
 function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): StoredObject[] {
   let check = objectCheck(contract, c, where);
+  let checking = false;
   let data: unknown;
   try {
-    data = parseArrayInBatches(path, { each: check });
+    data = parseArrayInBatches(path, {
+      each: (batch) => {
+        checking = true;
+        check(batch);
+        checking = false;
+      },
+    });
   } catch (err) {
-    if (err instanceof SeedError) throw err;
+    // The check's own error (a SeedError, or a bug of ours) as it is; the file's as a reading error.
+    if (checking) throw err;
     throw new SeedError(`cannot read seed file ${path}: ${(err as Error).message}`);
   }
   if (data === undefined) {

@@ -464,24 +464,30 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           // With the turn's other answers, once all are judged (TurnQueue.send says why).
           turn.send(writeJudged, res, { status, message: answer.statusMessage, headers: out, body: raw });
         }
-        const place = judge.placeOf(ex);
-        const op = place.operation;
-        const problem = notRead
-          ? `the request body is larger than ${judgeLimit} bytes: forwarded, not read (the exchange is not judged)`
-          : passing
-            ? `the answer is larger than ${judgeLimit} bytes: passed on unjudged`
-            : over
-              ? `the answer decompresses to more than ${judgeLimit} bytes: passed on as it came, its body not read`
-              : requestProblem(ex);
-        log.record(
-          entry(req, status, now() - started, {
-            route: place.operationId,
-            client: clientOf(ex),
-            database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
-            problem,
-            violations: violations.length ? violations : undefined,
-          }),
-        );
+        // The answer is held for the end of the turn: a bug in its log entry must not cost the
+        // client that answer (the turn's failure would close the connection before it is written).
+        try {
+          const place = judge.placeOf(ex);
+          const op = place.operation;
+          const problem = notRead
+            ? `the request body is larger than ${judgeLimit} bytes: forwarded, not read (the exchange is not judged)`
+            : passing
+              ? `the answer is larger than ${judgeLimit} bytes: passed on unjudged`
+              : over
+                ? `the answer decompresses to more than ${judgeLimit} bytes: passed on as it came, its body not read`
+                : requestProblem(ex);
+          log.record(
+            entry(req, status, now() - started, {
+              route: place.operationId,
+              client: clientOf(ex),
+              database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
+              problem,
+              violations: violations.length ? violations : undefined,
+            }),
+          );
+        } catch (err) {
+          console.error(`bawa proxy: internal error logging ${ex.method} ${redact(ex.url)} (a bug of bawa):`, err);
+        }
       }
     });
     answer.on("error", () => res.destroy());

@@ -95,4 +95,53 @@ describe("TurnQueue", () => {
     turn.flush();
     expect(ran).toEqual(["written"]);
   });
+
+  it("writes what the turn held so far when work flushes it (a handler closing its server)", async () => {
+    const turn = new TurnQueue();
+    const ran: string[] = [];
+    const write = (name: string) => ran.push(`write ${name}`);
+    turn.later(
+      () => turn.send(write, "a", undefined),
+      () => ran.push("a failed"),
+    );
+    turn.later(
+      () => {
+        turn.flush();
+        ran.push("flushed");
+        turn.send(write, "b", undefined);
+      },
+      () => ran.push("b failed"),
+    );
+    await new Promise((done) => setImmediate(done));
+    // a's write before the flush returned (before a server's connections would go); b's with the turn's end.
+    expect(ran).toEqual(["write a", "flushed", "write b"]);
+  });
+
+  it("makes the other writes when one throws, and says so", async () => {
+    const turn = new TurnQueue();
+    const ran: string[] = [];
+    const errors: unknown[] = [];
+    const said = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      turn.later(
+        () => {
+          turn.send(
+            () => {
+              throw new Error("a write's bug");
+            },
+            undefined,
+            undefined,
+          );
+          turn.send((name: string) => ran.push(name), "second", undefined);
+        },
+        () => ran.push("failed"),
+      );
+      await new Promise((done) => setImmediate(done));
+    } finally {
+      console.error = said;
+    }
+    expect(ran).toEqual(["second"]);
+    expect(String(errors[0])).toMatch(/internal error writing an answer/);
+  });
 });

@@ -31,6 +31,10 @@ export class TurnQueue {
    */
   flush(): void {
     this.#drain();
+    // Called from inside the turn's own work (a handler that closes its server): the writes that
+    // work held so far are made now too, before the connections go.
+    const held = this.#writes;
+    if (held) for (const write of held.splice(0)) this.#write(write);
   }
 
   /**
@@ -51,6 +55,9 @@ export class TurnQueue {
   readonly #drain = () => {
     const now = this.#queued;
     this.#queued = [];
+    // A drain inside a drain (flush() from a piece of work) holds its own writes, then gives the
+    // outer one's back.
+    const outer = this.#writes;
     const writes: Array<() => void> = [];
     this.#writes = writes;
     // One that throws fails its own exchange; the others still run.
@@ -63,8 +70,17 @@ export class TurnQueue {
         }
       }
     } finally {
-      this.#writes = undefined;
+      this.#writes = outer;
     }
-    for (const write of writes) write();
+    for (const write of writes) this.#write(write);
   };
+
+  /** A write handles its own failure; one that throws anyway must not keep the others from their answers. */
+  #write(write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      console.error("bawa: internal error writing an answer (a bug of bawa; please report it):", err);
+    }
+  }
 }
