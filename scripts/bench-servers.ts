@@ -2,6 +2,7 @@
 // loaded with autocannon on loopback, and measured by the CPU time their processes spent (/proc).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { connect } from "node:net";
 import autocannon from "autocannon";
 import { freePort } from "../src/mock/node/listen.ts";
 
@@ -50,16 +51,34 @@ export async function answering(
   child.stdout?.on("data", (chunk: Buffer) => {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   });
+  const { hostname, port } = new URL(url);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before answering`);
-    try {
-      await fetch(`${url}${probePath}`, { signal: AbortSignal.timeout(500) });
-      return { name, url, child, startMs: performance.now() - started, lines: () => lines };
-    } catch {
-      await new Promise((r) => setTimeout(r, 10));
+    // A TCP connection first, until the port is open: a refused fetch costs this process 1.1 ms
+    // of CPU, a refused connection 0.2 ms, and every 10 ms the fetches took CPU from the start
+    // being measured (at 100,000 customers, 6 alternating starts each: medians 1.84 s with fetches,
+    // 1.74 s with connections first).
+    if (await accepts(hostname.replace(/^\[|\]$/g, ""), Number(port))) {
+      try {
+        await fetch(`${url}${probePath}`, { signal: AbortSignal.timeout(500) });
+        return { name, url, child, startMs: performance.now() - started, lines: () => lines };
+      } catch {}
     }
+    await new Promise((r) => setTimeout(r, 10));
     if (performance.now() - started > 60_000) throw new Error(`${name} did not answer within 60 s`);
   }
+}
+
+/** Whether a TCP connection to the port is accepted now. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, host);
+    socket.once("error", () => done(false));
+    socket.once("connect", () => {
+      socket.destroy();
+      done(true);
+    });
+  });
 }
 
 export const stop = (s: Server) =>
