@@ -177,10 +177,6 @@ export function cpuMs(root: number, { reaped = false }: { reaped?: boolean } = {
   return (total * 1000) / TICKS_PER_SECOND;
 }
 
-/**
- * A fixed number of requests after a warm-up, with the server's CPU time over them: µs of CPU per
- * answer, beside req/s and latency of the same run.
- */
 /** The requests measure() sends before it measures `amount`. */
 export const warmUpOf = (amount: number) => Math.max(500, Math.round(amount / 10));
 
@@ -194,6 +190,10 @@ export function roundsUnder(cap: number, requests: number, rounds: number, spare
   return Math.max(1, amount);
 }
 
+/**
+ * A fixed number of requests after a warm-up, with the server's CPU time over them: µs of CPU per
+ * answer, beside req/s and latency of the same run.
+ */
 export async function measure(server: Server, url: string, opts: LoadOptions = {}): Promise<Load> {
   const amount = opts.amount ?? REQUESTS;
   await load(url, { ...opts, amount: warmUpOf(amount) });

@@ -462,7 +462,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
             }
           }
           // With the turn's other answers, once all are judged (TurnQueue.send says why).
-          turn.send(writeJudged, res, { status, message: answer.statusMessage, headers: out, body: raw });
+          turn.send(writePassedOn, res, { status, message: answer.statusMessage, headers: out, body: raw });
         }
         // The answer is held for the end of the turn: a bug in its log entry must not cost the
         // client that answer (the turn's failure would close the connection before it is written).
@@ -562,7 +562,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 }
 
 /** A judged answer as the proxy passes it on: the target's status and body, its headers completed. */
-interface Judged {
+interface PassedOn {
   status: number;
   message: string | undefined;
   /** Names and values in turn, as writeHead takes them. */
@@ -570,7 +570,7 @@ interface Judged {
   body: Buffer;
 }
 
-function writeJudged(res: ServerResponse, a: Judged): void {
+function writePassedOn(res: ServerResponse, a: PassedOn): void {
   try {
     res.writeHead(a.status, a.message, a.headers);
     res.end(a.body);
