@@ -38,26 +38,46 @@ describe("parsing a seed file a batch at a time", () => {
       fc.property(
         fc.array(item, { maxLength: 40 }),
         fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 300 }),
         fc.constantFrom(0, 2),
-        (items, batch, indent) => {
+        (items, batch, piece, indent) => {
           const text = JSON.stringify(items, null, indent);
-          expect(parseArrayInBatches(file(text), { batchBytes: batch })).toEqual(JSON.parse(text));
+          expect(parseArrayInBatches(file(text), { batchBytes: batch, pieceBytes: piece })).toEqual(JSON.parse(text));
         },
       ),
       { numRuns: 300 },
     );
   });
 
-  it("hands each batch over in order, every element once", () => {
+  it("hands each piece over in order, every element once", () => {
     fc.assert(
-      fc.property(fc.array(item, { maxLength: 40 }), fc.integer({ min: 1, max: 300 }), (items, batch) => {
-        const text = JSON.stringify(items);
-        const seen: unknown[] = [];
-        parseArrayInBatches(file(text), { batchBytes: batch, each: (b) => seen.push(...b) });
-        expect(seen).toEqual(items);
-      }),
+      fc.property(
+        fc.array(item, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 300 }),
+        (items, batch, piece) => {
+          const text = JSON.stringify(items);
+          const seen: unknown[] = [];
+          parseArrayInBatches(file(text), { batchBytes: batch, pieceBytes: piece, each: (b) => seen.push(...b) });
+          expect(seen).toEqual(items);
+        },
+      ),
       { numRuns: 100 },
     );
+  });
+
+  it("parses a file of many elements a piece at a time, not a batch", () => {
+    const items = Array.from({ length: 300 }, (_, i) => ({ Name: `customer ${i}`, City: "Utrecht" }));
+    const sizes: number[] = [];
+    const got = parseArrayInBatches(file(JSON.stringify(items)), {
+      batchBytes: 4096,
+      pieceBytes: 256,
+      each: (b) => sizes.push(b.length),
+    });
+    expect(got).toEqual(items);
+    // 256 bytes hold seven of these elements (36-37 bytes each): a piece ends at the first boundary after them.
+    expect(Math.max(...sizes.slice(0, -1))).toBeLessThanOrEqual(8);
+    expect(sizes.length).toBeGreaterThan(30);
   });
 
   it("throws on what `each` throws, instead of answering undefined", () => {

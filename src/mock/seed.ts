@@ -74,12 +74,20 @@ function readText(file: string): string {
 }
 
 const BATCH_BYTES = 8 * 1024 * 1024;
+// Parsed a piece at a time: a piece's text is a string of the JavaScript heap, which dies young. A
+// batch's 8 MB of text became a string outside it, in memory the C library mapped for it and kept:
+// loading 100,000 customers took 75,000 page faults and the mock held 273-282 MB after its start;
+// with pieces of 64 KB, 54,000 and 241-253 MB (alternating starts; the start-up itself the same
+// within its noise). A string from 128 KB up is mapped on its own as well.
+const PIECE_BYTES = 64 * 1024;
 
 export interface BatchOptions {
   /** Bytes read at a time. */
   batchBytes?: number;
+  /** Bytes of text parsed at a time, at least: a piece ends where the next element begins. */
+  pieceBytes?: number;
   /**
-   * Each batch's elements as soon as they are parsed, in order: a check made then finds them in
+   * Each piece's elements as soon as they are parsed, in order: a check made then finds them in
    * the processor's cache (the contract's check of 100,000 customers took 70 ms this way, 130 ms
    * after the whole file). What it throws ends the reading and is thrown on.
    */
@@ -87,16 +95,16 @@ export interface BatchOptions {
 }
 
 /**
- * A file holding a JSON array of objects, parsed a batch of elements at a time, so the whole text
- * (190 MB at 100,000 customers) never sits in memory next to the objects made from it. A batch
- * ends where an element ends and the next begins with the first element's first key (`},{"Key"`),
- * as a program writes such files; JSON.parse must accept the batch, so a cut inside a string or a
- * nested object is refused and an earlier one tried. A file written otherwise is parsed at its end
- * in one piece; undefined when it is not a JSON array, and the caller parses it whole for the error.
+ * A file holding a JSON array of objects, parsed a piece at a time, so the whole text (190 MB at
+ * 100,000 customers) never sits in memory next to the objects made from it. A piece ends where an
+ * element ends and the next begins with the first element's first key (`},{"Key"`), as a program
+ * writes such files; JSON.parse must accept the piece, so a cut inside a string or a nested object
+ * is refused and a later one tried. A file written otherwise is parsed at its end in one piece;
+ * undefined when it is not a JSON array, and the caller parses it whole for the error.
  */
 export function parseArrayInBatches(
   path: string,
-  { batchBytes = BATCH_BYTES, each }: BatchOptions = {},
+  { batchBytes = BATCH_BYTES, pieceBytes = PIECE_BYTES, each }: BatchOptions = {},
 ): unknown[] | undefined {
   const fd = openSync(path, "r");
   const out: unknown[] = [];
@@ -110,7 +118,7 @@ export function parseArrayInBatches(
   // One buffer for the whole file: the unparsed rest of a batch moves to its front and the next
   // read follows it. A new buffer per read left ≈100 MB of freed memory with the C allocator at
   // 100,000 customers, which it did not give back to the system. Its first byte is kept for a "["
-  // and the "," after a batch is overwritten with "]", so JSON.parse reads a batch's text as it
+  // and the "," after a piece is overwritten with "]", so JSON.parse reads a piece's text as it
   // was decoded, with no string built around it.
   let buf = Buffer.allocUnsafe(batchBytes * 2 + 1);
   let carried = 0;
@@ -132,28 +140,21 @@ export function parseArrayInBatches(
         if (head[1]) boundary = Buffer.from(`},${head[1].replace(/^\{\s*/, "{")}`);
         start = buf.indexOf(91, 1) + 1;
       }
-      buf[start - 1] = 0x5b;
       if (n === 0) {
         // The rest: the last elements and the file's closing bracket.
+        buf[start - 1] = 0x5b;
         take(JSON.parse(text(buf, start - 1, end)) as unknown[]);
         return out;
       }
-      const data = buf.subarray(start, end);
-      let cut = boundary ? data.lastIndexOf(boundary) : -1;
-      let batch: unknown[] | undefined;
-      for (let tries = 0; cut > 0 && tries < 5 && !batch; tries++) {
-        buf[start + cut + 1] = 0x5d;
-        try {
-          batch = JSON.parse(text(buf, start - 1, start + cut + 2)) as unknown[];
-        } catch {
-          buf[start + cut + 1] = 0x2c;
-          cut = data.lastIndexOf(boundary!, cut - 1);
-        }
+      const data = buf.subarray(0, end);
+      let at = start;
+      for (let piece = boundary && nextPiece(data, at, boundary, pieceBytes); piece; ) {
+        take(piece.elements);
+        at = piece.next;
+        piece = nextPiece(data, at, boundary!, pieceBytes);
       }
-      const rest = batch ? start + cut + 2 : start;
-      if (batch) take(batch);
-      buf.copyWithin(1, rest, end);
-      carried = end - rest;
+      buf.copyWithin(1, at, end);
+      carried = end - at;
     }
   } catch (err) {
     // What `each` throws is the caller's own error; anything else means the file is not laid
@@ -163,6 +164,27 @@ export function parseArrayInBatches(
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The elements from `at` (the first one's "{") to a boundary at least `size` bytes on, parsed, and
+ * where the next element begins; undefined when the data holds no such boundary yet, or when
+ * JSON.parse refused the first few (each inside a string): the rest is then read on, and parsed
+ * whole at the end if no later piece can be cut.
+ */
+function nextPiece(data: Buffer, at: number, boundary: Buffer, size: number) {
+  let cut = data.indexOf(boundary, at + size);
+  for (let tries = 0; cut > 0 && tries < 5; tries++) {
+    data[at - 1] = 0x5b;
+    data[cut + 1] = 0x5d;
+    try {
+      return { elements: JSON.parse(text(data, at - 1, cut + 2)) as unknown[], next: cut + 2 };
+    } catch {
+      data[cut + 1] = 0x2c;
+      cut = data.indexOf(boundary, cut + 1);
+    }
+  }
+  return undefined;
 }
 
 /** A part of a buffer as text: ASCII (checked at memory speed) is copied as Latin-1, faster than decoding UTF-8. */
