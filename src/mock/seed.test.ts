@@ -18,8 +18,8 @@ const file = (text: string) => {
   return path;
 };
 
-// Objects whose first key comes back inside nested objects and inside strings, so batch cuts
-// land where they must be refused.
+// Objects whose first key comes back in nested objects, so cuts land where JSON.parse refuses
+// them, and whose strings hold a boundary's text (escaped there, so it is never one).
 const tricky = fc.oneof(
   fc.constant('},{"Name"'),
   fc.constant("},"),
@@ -75,9 +75,31 @@ describe("parsing a seed file a batch at a time", () => {
       each: (b) => sizes.push(b.length),
     });
     expect(got).toEqual(items);
-    // 256 bytes hold seven of these elements (36-37 bytes each): a piece ends at the first boundary after them.
+    // 256 bytes hold six of these elements (39-41 bytes each with the comma): a piece ends at the
+    // first boundary after them.
     expect(Math.max(...sizes.slice(0, -1))).toBeLessThanOrEqual(8);
     expect(sizes.length).toBeGreaterThan(30);
+  });
+
+  it("cuts past an element whose nested objects begin with the elements' first key, and goes on a piece at a time", () => {
+    const small = (i: number) => ({ Name: `customer ${i}`, City: "Utrecht" });
+    // Forty boundaries inside one element, each a cut JSON.parse refuses.
+    const big = { Name: "big", Lines: Array.from({ length: 40 }, (_, i) => ({ Name: `line ${i}` })) };
+    const items = [
+      ...Array.from({ length: 20 }, (_, i) => small(i)),
+      big,
+      ...Array.from({ length: 60 }, (_, i) => small(20 + i)),
+    ];
+    const pieces: unknown[][] = [];
+    const got = parseArrayInBatches(file(JSON.stringify(items)), {
+      batchBytes: 512,
+      pieceBytes: 128,
+      each: (elements) => pieces.push([...elements]),
+    });
+    expect(got).toEqual(items);
+    // The sixty elements behind it come in pieces of a few, not in one at the end of the file.
+    const withBig = pieces.findIndex((p) => p.some((e) => (e as { Name: string }).Name === "big"));
+    expect(pieces.length - withBig - 1).toBeGreaterThan(10);
   });
 
   it("throws on what `each` throws, instead of answering undefined", () => {
