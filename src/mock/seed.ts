@@ -78,8 +78,8 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 // batch's 8 MB of text became a string outside it, in memory the C library mapped for it and kept:
 // loading 100,000 customers took 75,000 page faults and the mock held 273-282 MB after its start;
 // with pieces of 64 KB, 54,000 and 241-253 MB (alternating starts; the start-up itself the same
-// within its noise). A string from 128 KB up is mapped on its own as well, so a piece is kept under
-// that but for one that must hold a longer element.
+// within its noise). A string from 128 KB up is mapped on its own as well, so a piece stays under
+// that unless it must hold a longer element or reach past cuts JSON.parse refused.
 const PIECE_BYTES = 64 * 1024;
 
 export interface BatchOptions {
