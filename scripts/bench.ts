@@ -317,7 +317,7 @@ async function main(): Promise<void> {
       "start-up at 100,000 customers ≤ 1.5 s (median of 3)",
       `${(hundredK.ms / 1000).toFixed(2)} s`,
       hundredK.ms <= 1500,
-      "in a profiled start (2026-11-29): JSON.parse of the 190 MB seed file ≈0.7 s, garbage collection while its objects are promoted ≈0.5 s, reading and decoding the file ≈0.2 s, checking 100,000 customers against the contract ≈0.07 s (as each batch is parsed), and Node.js, its modules and the contract before the seed ≈0.3 s",
+      "in a profiled start (2026-11-29): JSON.parse of the 190 MB seed file ≈0.7 s, garbage collection while its objects are promoted ≈0.5 s, reading and decoding the file ≈0.2 s, checking 100,000 customers against the contract ≈0.07 s (as each part is parsed), and Node.js, its modules and the contract before the seed ≈0.3 s; on this shared host every figure in time came out up to twice as high in its slowest hour (2026-11-29)",
     ],
     [
       "endurance: RSS growth < 10 %, the highest of the last 3 minutes against the highest of minutes 1–3",
