@@ -58,5 +58,7 @@ if (upToDate) {
   mkdirSync(dirname(RECORD), { recursive: true });
   writeFileSync(RECORD, `${before}\n${inputsRecord(root, BUILD_OUTPUTS)}`);
 }
-const cache = spawnSync(process.execPath, [join(root, "scripts/yaml-cache.mjs")], { cwd: root, stdio: "inherit" });
-process.exit(cache.status ?? 1);
+for (const cache of ["scripts/yaml-cache.mjs", "scripts/validator-cache.mjs"]) {
+  const run = spawnSync(process.execPath, [join(root, cache)], { cwd: root, stdio: "inherit" });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+}

@@ -1,23 +1,22 @@
 // The contract, loaded once: the parsed OpenAPI document and Ajv validators
 // compiled from its schemas. Both the mock and the conformance suite take
 // their shapes from here and never write a schema again by hand.
-import { readFileSync, statSync } from "node:fs";
-import {
-  _,
-  Ajv2020,
-  type CodeKeywordDefinition,
-  type ErrorObject,
-  type KeywordCxt,
-  str,
-  type ValidateFunction,
-} from "ajv/dist/2020.js";
-import { usePattern } from "ajv/dist/vocabularies/code.js";
-import addFormats from "ajv-formats";
-import { CONTRACT_PATH } from "../paths.ts";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Ajv2020, CodeKeywordDefinition, ErrorObject, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
+import { _, str } from "ajv/dist/compile/codegen/index.js";
+import { fullFormats } from "ajv-formats/dist/formats.js";
+import { CONTRACT_PATH, PROJECT_ROOT } from "../paths.ts";
 import { parseYaml } from "../yaml-file.ts";
 import { ContractError, checkContract, MAX_CONTRACT_BYTES } from "./bounds.ts";
-import { linearRegExp } from "./patterns.ts";
+import { linearPattern, linearRegExp } from "./patterns.ts";
 import { MONTH_DAY_YEAR } from "./resources.ts";
+
+// Ajv's compiler and its code generators are required where they run (SchemaSet.#newAjv).
+const require = createRequire(import.meta.url);
 
 // Where the contract is lives with the project's other paths: a command that only names it (its
 // usage, a run of the suite against a target) need not load Ajv, YAML and the XML parser.
@@ -148,7 +147,7 @@ const LENGTH_LIMITS: CodeKeywordDefinition = {
   },
   code(cxt: KeywordCxt) {
     const { keyword, data, schemaCode } = cxt;
-    const count = cxt.gen.scopeValue("func", { ref: codePoints });
+    const count = cxt.gen.scopeValue("func", { ref: codePoints, code: _`codePoints` });
     cxt.fail(
       keyword === "maxLength"
         ? _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`
@@ -174,10 +173,11 @@ const PATTERN: CodeKeywordDefinition = {
   },
   code(cxt: KeywordCxt) {
     const { data, schema, parentSchema } = cxt;
+    const { usePattern } = require("ajv/dist/vocabularies/code.js") as typeof import("ajv/dist/vocabularies/code.js");
     const rx = usePattern(cxt, schema as string);
     const max = (parentSchema as { maxLength?: unknown }).maxLength;
     if (typeof max !== "number") return cxt.fail(_`!${rx}.test(${data})`);
-    const count = cxt.gen.scopeValue("func", { ref: codePoints });
+    const count = cxt.gen.scopeValue("func", { ref: codePoints, code: _`codePoints` });
     cxt.fail(_`(${data}.length <= ${max} || ${count}(${data}) <= ${max}) && !${rx}.test(${data})`);
   },
 };
@@ -213,6 +213,22 @@ function exactIntegers(node: unknown): unknown {
 /** The largest magnitude of .NET's decimal, which the service's decimal fields are (format: decimal). */
 const DECIMAL_MAX = 7.922816251426434e28;
 
+/**
+ * The formats a schema may name. One object for Ajv and for the validators the build keeps: their
+ * code reads each format from it by name, as `formats.decimal`.
+ */
+const FORMATS = {
+  uri: fullFormats.uri,
+  "date-time": fullFormats["date-time"],
+  // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
+  decimal: { type: "number", validate: (n: number) => Math.abs(n) <= DECIMAL_MAX },
+  // A date that does not exist (02/30/2024) fails here; one of the wrong form fails the schema's pattern.
+  [MONTH_DAY_YEAR]: { type: "string", validate: isCalendarDateOrOtherForm },
+} as const;
+
+/** What the validators' code reads besides Ajv's runtime (`require`): each by the name the code gives it. */
+const CODE_VALUES = { formats: FORMATS, codePoints, linearPattern } as const;
+
 /** How a validator treats the data it checks. */
 export interface ValidatorOptions {
   /** Fill missing properties with the contract's `default` (request bodies). */
@@ -225,12 +241,59 @@ export interface ValidatorOptions {
 }
 
 /**
+ * Where the build keeps the validators' code of the project's contract (`npm run build`), each
+ * schema set's under its validatorKey(). Compiling them with Ajv cost every process that checks
+ * data (a mock, a worker of the suite, bawa proxy) about 0.2 CPU-s, 50-80 ms of it before a mock
+ * could check its seed; loading the kept code costs a few milliseconds.
+ */
+export const VALIDATOR_CACHE_DIR = resolve(PROJECT_ROOT, "dist/validators");
+
+/** The text of this module: the keywords' code generators are part of it, so an edit is a new key. */
+let ownText: string | undefined;
+
+/**
+ * The key of a schema set's kept code: Ajv's version, this module's text (its keywords and
+ * options), the validator options and the schemas. A schema or keyword edited without a build
+ * finds no code, and is compiled as before: kept code can be missing, never stale.
+ */
+export function validatorKey(schemas: Record<string, JsonSchema>, options: ValidatorOptions): string {
+  ownText ??= readFileSync(fileURLToPath(import.meta.url), "utf8");
+  return createHash("sha256")
+    .update((require("ajv/package.json") as { version: string }).version)
+    .update("\0")
+    .update(ownText)
+    .update("\0")
+    .update(JSON.stringify([options.useDefaults ?? false, options.exactIntegers ?? false]))
+    .update("\0")
+    .update(JSON.stringify(schemas))
+    .digest("hex");
+}
+
+type Validators = Record<string, ValidateFunction>;
+
+/**
+ * The validators of a SchemaSet's standaloneCode(), by schema name. Only for code the build made:
+ * it runs as this process's own (it is as trusted as dist/'s modules).
+ */
+export function loadValidatorCode(code: string): Validators {
+  const exports: Validators = {};
+  new Function("require", "exports", ...Object.keys(CODE_VALUES), code)(
+    require,
+    exports,
+    ...Object.values(CODE_VALUES),
+  );
+  return exports;
+}
+
+/**
  * Ajv validators for the contract's named schemas (`#/components/schemas/<name>`),
- * compiled on first use and cached.
+ * compiled on first use and cached; for the project's contract, the build's code of them.
  */
 export class SchemaSet {
   #ajv: Ajv2020 | undefined;
   readonly #cache = new Map<string, ValidateFunction>();
+  /** The build's validators of these schemas; null when it kept none (or they would not load). */
+  #kept: Validators | null | undefined;
   /** The patterns of the contract's month/day/year dates: a value that misses one is told so in words. */
   #dates: ReadonlySet<string> | undefined;
   get #datePatterns(): ReadonlySet<string> {
@@ -248,10 +311,11 @@ export class SchemaSet {
     private readonly options: ValidatorOptions = {},
   ) {}
 
-  // Made on first use: setting Ajv up is a fifth of the mock's start-up, and the validators of
-  // request bodies are not needed before the first write.
-  get #validators(): Ajv2020 {
-    if (this.#ajv) return this.#ajv;
+  /** Ajv set up for these schemas; `source` keeps each validator's code, for the build to write. */
+  #newAjv({ source }: { source: boolean }): Ajv2020 {
+    // Loaded here, not with this module: a process whose validators the build kept never compiles
+    // one, and loading Ajv's compiler cost 30-50 ms of every start.
+    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
     const ajv = new Ajv2020({
       strict: true,
       allErrors: true,
@@ -262,18 +326,12 @@ export class SchemaSet {
       // (50 ms). Each schema is checked as it compiles (strict mode: unknown keywords and types).
       validateSchema: false,
       // Patterns run in linear time (patterns.ts), and Ajv's strict check of patternProperties
-      // against properties, which ran them on its own engine, is left out.
-      code: { regExp: linearRegExp },
+      // against properties, which ran them on its own engine, is left out. Formats are read from
+      // FORMATS by name, in the code Ajv makes.
+      code: { regExp: linearRegExp, formats: _`formats`, source },
       allowMatchingProperties: true,
     });
-    addFormats.default(ajv, ["uri", "date-time"]);
-    // OpenAPI's format registry: "decimal" is a fixed-point number; JSON numbers carry it as is.
-    ajv.addFormat("decimal", { type: "number", validate: (n: number) => Math.abs(n) <= DECIMAL_MAX });
-    // A date that does not exist (02/30/2024) fails here; one of the wrong form fails the schema's pattern.
-    ajv.addFormat(MONTH_DAY_YEAR, {
-      type: "string",
-      validate: isCalendarDateOrOtherForm,
-    });
+    for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format);
     ajv
       .removeKeyword("pattern")
       .addKeyword(PATTERN)
@@ -286,8 +344,65 @@ export class SchemaSet {
       ? exactIntegers(this.doc.components.schemas)
       : this.doc.components.schemas;
     ajv.addSchema({ $id: this.#id, components: { schemas } });
-    this.#ajv = ajv;
     return ajv;
+  }
+
+  // Made on first use: setting Ajv up is a fifth of the mock's start-up, and the validators of
+  // request bodies are not needed before the first write.
+  get #validators(): Ajv2020 {
+    this.#ajv ??= this.#newAjv({ source: false });
+    return this.#ajv;
+  }
+
+  #ref(name: string): string {
+    return `#/components/schemas/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  }
+
+  /** The build's code of these schemas' validators, loaded once; null when there is none. */
+  get #keptValidators(): Validators | null {
+    if (this.#kept !== undefined) return this.#kept;
+    this.#kept = null;
+    let code: string;
+    try {
+      code = readFileSync(
+        resolve(VALIDATOR_CACHE_DIR, `${validatorKey(this.doc.components.schemas, this.options)}.js`),
+        "utf8",
+      );
+    } catch {
+      return null; // Not built, or not these schemas: compiled by Ajv on first use.
+    }
+    try {
+      this.#kept = loadValidatorCode(code);
+    } catch {
+      // Made by other code than this (a name it reads is gone): compiled instead.
+    }
+    return this.#kept;
+  }
+
+  /** Whether the validators are the build's code (true) or Ajv's compile of them now (false). */
+  get kept(): boolean {
+    return this.#keptValidators !== null;
+  }
+
+  /**
+   * The code of every schema's validator, as a module of CommonJS whose free names are those of
+   * CODE_VALUES (what `npm run build` keeps under VALIDATOR_CACHE_DIR).
+   */
+  standaloneCode(): string {
+    const ajv = this.#newAjv({ source: true });
+    const refs = Object.fromEntries(
+      Object.keys(this.doc.components.schemas).map((name) => [name, `${this.#id}${this.#ref(name)}`]),
+    );
+    const standalone = require("ajv/dist/standalone/index.js") as typeof import("ajv/dist/standalone/index.js");
+    return standalone.default(ajv, refs);
+  }
+
+  /** Writes standaloneCode() where this set's validators are looked for; answers the file's path. */
+  keepCode(): string {
+    mkdirSync(VALIDATOR_CACHE_DIR, { recursive: true });
+    const file = resolve(VALIDATOR_CACHE_DIR, `${validatorKey(this.doc.components.schemas, this.options)}.js`);
+    writeFileSync(file, this.standaloneCode());
+    return file;
   }
 
   /** The compiled validator of a named schema; throws when the name is unknown. */
@@ -295,18 +410,20 @@ export class SchemaSet {
     let fn = this.#cache.get(name);
     if (!fn) {
       if (!(name in this.doc.components.schemas)) throw new Error(`contract: no schema named ${name}`);
-      const where = `#/components/schemas/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-      try {
-        fn = this.#validators.getSchema(`${this.#id}${where}`);
-      } catch (err) {
-        throw new ContractError(where, `does not compile: ${(err as Error).message}`);
+      const where = this.#ref(name);
+      fn = this.#keptValidators?.[name];
+      if (!fn) {
+        try {
+          fn = this.#validators.getSchema(`${this.#id}${where}`);
+        } catch (err) {
+          throw new ContractError(where, `does not compile: ${(err as Error).message}`);
+        }
       }
       if (!fn) throw new ContractError(where, "does not compile");
       this.#cache.set(name, fn);
     }
     return fn;
   }
-
   /** Validates `data` against a named schema; returns readable problems, empty when valid. */
   check(name: string, data: unknown): Problem[] {
     const fn = this.validator(name);
