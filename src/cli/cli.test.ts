@@ -35,6 +35,22 @@ console.log(JSON.stringify(loaded.filter((k) => /[\\/](playwright|playwright-cor
     expect(JSON.parse(stdout)).toEqual([]);
   });
 
+  it("starts a mock without loading the XML parser, the $filter parser or Ajv's compiler until used", async () => {
+    // Each loaded when first needed (an XML body, a $filter, a schema the build did not keep):
+    // together about 100 ms of every mock's start. Reading one XML body then loads its parser.
+    const script = `import { createRequire } from "node:module";
+const { buildMock } = await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/mock/index.js"))});
+const { contractInUse, warmContract } = await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/contract/index.js"))});
+const lazy = () => Object.keys(createRequire(import.meta.url).cache).filter((k) => /[\\/](fast-xml-parser|odata-v4-parser)[\\/]|[\\/]ajv[\\/]dist[\\/](2020|core)\\.js$/.test(k)).map((k) => k.match(/(fast-xml-parser|odata-v4-parser|ajv)/)[1]);
+buildMock();
+warmContract(contractInUse());
+const atStart = lazy();
+try { contractInUse().xml.parse("Customer", "<Customer/>"); } catch {}
+console.log(JSON.stringify({ atStart, afterXml: [...new Set(lazy())] }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
+    expect(JSON.parse(stdout)).toEqual({ atStart: [], afterXml: ["fast-xml-parser"] });
+  });
+
   it("loads no contract compiler for a run against a target, a usage or the operator's commands (0.2 s each)", async () => {
     // Ajv, the contract's compiler, stands for the mock's and the contract's code: bawa conformance
     // against a target hands the contract to the suite's processes, and npm test starts ~60 runs.

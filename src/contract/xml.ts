@@ -1,8 +1,20 @@
 // The one mapping between a JSON value and its XML form (A-XML-MAPPING),
 // driven by the contract's schemas: element names from `xml.name` or the
 // property name, child order from `properties`, value types from `type`.
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { createRequire } from "node:module";
+import type { X2jOptions, XMLParser } from "fast-xml-parser";
 import type { JsonSchema, OpenApiDocument } from "./contract.ts";
+
+let fxp: typeof import("fast-xml-parser") | undefined;
+/**
+ * fast-xml-parser, loaded the first time XML is read: a mock, a worker of the suite or the proxy
+ * that never reads an XML body does not load it. Its CommonJS build, one file: the ECMAScript
+ * modules' build is some twenty, and importing them cost about 50 ms of every mock's start.
+ */
+export function fastXml(): typeof import("fast-xml-parser") {
+  fxp ??= createRequire(import.meta.url)("fast-xml-parser") as typeof import("fast-xml-parser");
+  return fxp;
+}
 
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 
@@ -92,13 +104,13 @@ export class XmlMapping {
       throw new XmlError("XML with a document type declaration (DTD) is not accepted");
     }
     boundAttributes(xml);
-    const valid = XMLValidator.validate(xml);
+    const valid = fastXml().XMLValidator.validate(xml);
     if (valid !== true) {
       throw new XmlError(`XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
     }
     let tree: Node[];
     try {
-      tree = parser.parse(xml) as Node[];
+      tree = strictParser().parse(xml) as Node[];
     } catch (err) {
       // The parser's own limit (MAX_XML_DEPTH) and anything else it refuses: the client's XML, not our bug.
       throw new XmlError(`XML could not be read: ${(err as Error).message}`);
@@ -231,7 +243,9 @@ export function decodeEntities(text: string): string {
   });
 }
 
-const parser = new XMLParser({
+let strict: XMLParser | undefined;
+const strictParser = (): XMLParser => (strict ??= new (fastXml().XMLParser)(STRICT_OPTIONS));
+const STRICT_OPTIONS: X2jOptions = {
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: "@_",
@@ -245,7 +259,7 @@ const parser = new XMLParser({
   maxNestedTags: MAX_XML_DEPTH,
   ignoreDeclaration: true,
   ignorePiTags: true,
-});
+};
 
 const elementName = (n: Node) => Object.keys(n).find((k) => k !== ":@" && k !== "#text" && k !== "#comment")!;
 const isElement = (n: Node) => elementName(n) !== undefined && !("#text" in n);

@@ -1,16 +1,19 @@
 // The description-level reading of an XML answer: its root and its top-level
 // fields' names and values, nothing of our mapping (the description does not
 // show the XML's structure). The suite's checks and the rules read XML this way.
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import type { XMLParser } from "fast-xml-parser";
+import { fastXml } from "../contract/xml.ts";
 
-const loose = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@_",
-  removeNSPrefix: true,
-  parseTagValue: false,
-  trimValues: false,
-  processEntities: true,
-});
+let loose: XMLParser | undefined;
+const looseParser = (): XMLParser =>
+  (loose ??= new (fastXml().XMLParser)({
+    ignoreAttributes: false,
+    attributeNamePrefix: "@_",
+    removeNSPrefix: true,
+    parseTagValue: false,
+    trimValues: false,
+    processEntities: true,
+  }));
 
 export interface LooseXml {
   root: string;
@@ -20,9 +23,9 @@ export interface LooseXml {
 
 /** Reads an XML answer without any assumption about its mapping. */
 export function readXml(text: string): LooseXml {
-  const valid = XMLValidator.validate(text);
+  const valid = fastXml().XMLValidator.validate(text);
   if (valid !== true) throw new Error(`XML is not well-formed: ${valid.err.msg} (line ${valid.err.line})`);
-  const doc = loose.parse(text) as Record<string, unknown>;
+  const doc = looseParser().parse(text) as Record<string, unknown>;
   const root = Object.keys(doc).find((k) => !k.startsWith("?"));
   if (!root) throw new Error("XML has no root element");
   const content = doc[root];
