@@ -21,6 +21,15 @@ describe("rssGrowth", () => {
     expect(rssGrowth(leaking)).toBeGreaterThan(0.1);
   });
 
+  it("reads each minute's highest, so a young generation's peak between two minute marks counts", () => {
+    // The 13:24 run of 2026-11-29 read once a minute: 92 MB at most in minutes 1-3, 108 in 7-10,
+    // 17.5 %; read every 5 s, as two builds side by side were, each third minute peaks at 103-110.
+    const minuteMarks = run([64, 90, 83, 92, 106, 106, 92, 107, 108, 85, 93]);
+    const withPeaks = minuteMarks.map((s) => (s.minute === 2 ? { ...s, rssBytes: 105 * MB } : s));
+    expect(rssGrowth(minuteMarks)).toBeGreaterThan(0.1);
+    expect(rssGrowth(withPeaks)).toBeCloseTo(108 / 105 - 1, 6);
+  });
+
   it("gives no figure for a run under 6 minutes", () => {
     expect(rssGrowth(run([70, 100, 90, 95, 96, 97]))).toBeUndefined();
     expect(rssGrowth(run([70, 100, 90, 95, 96, 97, 98]))).toBeCloseTo(98 / 100 - 1, 6);

@@ -258,7 +258,9 @@ export function rssMb(pid: number | undefined): number | undefined {
  * minutes. Peaks, not one minute's reading: a minute read just after a collection is about 20 MB
  * lower (the runs of 2026-11-25 and -27: minute 2 at 88 MB between 110 and 95), which made the
  * end over minute 2 read 28 % growth while the heap in use stayed flat. Memory a process keeps
- * and should not raises its peaks as well as its lows.
+ * and should not raises its peaks as well as its lows. Each minute's peak is the highest of the
+ * readings within it (the bench reads every 5 s): V8's young generation alone swings RSS by
+ * 24 MB over a cycle of two to three minutes, which one reading a minute may miss.
  */
 export function rssGrowth(samples: ReadonlyArray<{ minute: number; rssBytes: number }>): number | undefined {
   const last = samples.at(-1)?.minute ?? 0;
