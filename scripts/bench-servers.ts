@@ -253,6 +253,13 @@ export function rssMb(pid: number | undefined): number | undefined {
 }
 
 /**
+ * The minute of an endurance run a reading taken `elapsedMs` after its start counts for: minute
+ * 1 is the first 60 s, 61 s is minute 2 (a minute's own reading, taken as it ends, is given its
+ * minute by the caller); the start itself is minute 0.
+ */
+export const minuteOf = (elapsedMs: number): number => (elapsedMs <= 0 ? 0 : Math.ceil(elapsedMs / 60_000));
+
+/**
  * How much a process's memory grew over an endurance run: the highest RSS of its last three
  * minutes over the highest of minutes 1 to 3, less one; undefined for a run shorter than 6
  * minutes. Peaks, not one minute's reading: a minute read just after a collection is about 20 MB

@@ -23,6 +23,7 @@ import {
   measure,
   measureRounds,
   medianStart,
+  minuteOf,
   REQUESTS,
   ROUNDS,
   roundsUnder,
@@ -490,7 +491,7 @@ async function enduranceRun(log: (s: string) => void): Promise<Endurance> {
   let nextPeek = started + PEAK_EVERY_MS;
   // RSS read between the minutes' samples goes to the minute it falls in (61 s: minute 2).
   const peek = (rssBytes: number, at: number) => {
-    const minute = Math.max(1, Math.ceil((at - started) / 60_000));
+    const minute = minuteOf(at - started);
     out.peaks[minute] = Math.max(out.peaks[minute] ?? 0, rssBytes);
   };
   out.samples.push({ minute: 0, stats: await stats() });

@@ -18,7 +18,10 @@ export const BUILD_INPUTS = [
   "node_modules/typescript/package.json",
 ];
 
-/** What tsc writes (dist/yaml is the YAML cache's, rewritten at every build). */
+/**
+ * What tsc writes (dist/yaml is the YAML cache's, rewritten at every build; dist/validators the
+ * validators' code, kept by its key).
+ */
 export const BUILD_OUTPUTS = ["dist/src", "dist/conformance", "dist/scripts"];
 
 /**

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`: the TypeScript compiled to dist/ (tsc without checking types: the typecheck
-// stage of npm test checks them), then the YAML cache (yaml-cache.mjs).
+// stage of npm test checks them), then the YAML cache (yaml-cache.mjs) and the contract's
+// validators' code (validator-cache.mjs, decision 0036).
 //
 //   node scripts/build.mjs [--force]
 //
@@ -11,7 +12,7 @@
 // one: a file copied back with its old time is a change too; so is a file of dist/ removed or
 // edited since. The record of the last run is kept in node_modules/.cache, which `npm ci` empties,
 // so a fresh install always compiles. --force compiles anyway. The YAML cache is rebuilt every
-// time (0.3 s; it is keyed by content anyway).
+// time (0.3 s; it is keyed by content anyway); the validators' code where its key changed.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

@@ -2,7 +2,7 @@
 // compiled from its schemas. Both the mock and the conformance suite take
 // their shapes from here and never write a schema again by hand.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,8 @@ import { ContractError, checkContract, MAX_CONTRACT_BYTES } from "./bounds.ts";
 import { linearPattern, linearRegExp } from "./patterns.ts";
 import { MONTH_DAY_YEAR } from "./resources.ts";
 
-// Ajv's compiler and its code generators are required where they run (SchemaSet.#newAjv).
+// Ajv's compiler, its `usePattern` and its standalone writer are required where they run
+// (SchemaSet.#newAjv, PATTERN, standaloneCode): only `_` and `str` of its code generator load here.
 const require = createRequire(import.meta.url);
 
 // Where the contract is lives with the project's other paths: a command that only names it (its
@@ -258,15 +259,21 @@ let ownText: string | undefined;
  */
 export function validatorKey(schemas: Record<string, JsonSchema>, options: ValidatorOptions): string {
   ownText ??= readFileSync(fileURLToPath(import.meta.url), "utf8");
-  return createHash("sha256")
-    .update((require("ajv/package.json") as { version: string }).version)
-    .update("\0")
-    .update(ownText)
-    .update("\0")
-    .update(JSON.stringify([options.useDefaults ?? false, options.exactIntegers ?? false]))
-    .update("\0")
-    .update(JSON.stringify(schemas))
-    .digest("hex");
+  return (
+    createHash("sha256")
+      .update((require("ajv/package.json") as { version: string }).version)
+      .update("\0")
+      // ajv-formats' formats are written into the code by their kind (a function, an object, a
+      // pattern copied as it is): another version may be another kind.
+      .update((require("ajv-formats/package.json") as { version: string }).version)
+      .update("\0")
+      .update(ownText)
+      .update("\0")
+      .update(JSON.stringify([options.useDefaults ?? false, options.exactIntegers ?? false]))
+      .update("\0")
+      .update(JSON.stringify(schemas))
+      .digest("hex")
+  );
 }
 
 type Validators = Record<string, ValidateFunction>;
@@ -364,10 +371,7 @@ export class SchemaSet {
     this.#kept = null;
     let code: string;
     try {
-      code = readFileSync(
-        resolve(VALIDATOR_CACHE_DIR, `${validatorKey(this.doc.components.schemas, this.options)}.js`),
-        "utf8",
-      );
+      code = readFileSync(this.keptCodePath(), "utf8");
     } catch {
       return null; // Not built, or not these schemas: compiled by Ajv on first use.
     }
@@ -400,9 +404,17 @@ export class SchemaSet {
   /** Writes standaloneCode() where this set's validators are looked for; answers the file's path. */
   keepCode(): string {
     mkdirSync(VALIDATOR_CACHE_DIR, { recursive: true });
-    const file = resolve(VALIDATOR_CACHE_DIR, `${validatorKey(this.doc.components.schemas, this.options)}.js`);
-    writeFileSync(file, this.standaloneCode());
+    const file = this.keptCodePath();
+    // Whole or not at all: a process starting meanwhile finds no file, never part of one.
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, this.standaloneCode());
+    renameSync(partial, file);
     return file;
+  }
+
+  /** Where this set's validators are kept by the build (whether or not they are). */
+  keptCodePath(): string {
+    return resolve(VALIDATOR_CACHE_DIR, `${validatorKey(this.doc.components.schemas, this.options)}.js`);
   }
 
   /** The compiled validator of a named schema; throws when the name is unknown. */
@@ -411,7 +423,9 @@ export class SchemaSet {
     if (!fn) {
       if (!(name in this.doc.components.schemas)) throw new Error(`contract: no schema named ${name}`);
       const where = this.#ref(name);
-      fn = this.#keptValidators?.[name];
+      const kept = this.#keptValidators;
+      // Own properties only: a schema named `constructor` is no Object.
+      if (kept && Object.hasOwn(kept, name)) fn = kept[name];
       if (!fn) {
         try {
           fn = this.#validators.getSchema(`${this.#id}${where}`);

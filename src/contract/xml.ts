@@ -108,9 +108,11 @@ export class XmlMapping {
     if (valid !== true) {
       throw new XmlError(`XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
     }
+    // Made outside the try: a parser that can not be made is our bug, not the client's XML.
+    const parser = strictParser();
     let tree: Node[];
     try {
-      tree = strictParser().parse(xml) as Node[];
+      tree = parser.parse(xml) as Node[];
     } catch (err) {
       // The parser's own limit (MAX_XML_DEPTH) and anything else it refuses: the client's XML, not our bug.
       throw new XmlError(`XML could not be read: ${(err as Error).message}`);
