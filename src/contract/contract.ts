@@ -253,8 +253,8 @@ export const VALIDATOR_CACHE_DIR = resolve(PROJECT_ROOT, "dist/validators");
 let ownText: string | undefined;
 
 /**
- * The key of a schema set's kept code: Ajv's version, this module's text (its keywords and
- * options), the validator options and the schemas. A schema or keyword edited without a build
+ * The key of a schema set's kept code: Ajv's and ajv-formats' versions, this module's text (its
+ * keywords and options), the validator options and the schemas. A schema or keyword edited without a build
  * finds no code, and is compiled as before: kept code can be missing, never stale.
  */
 export function validatorKey(schemas: Record<string, JsonSchema>, options: ValidatorOptions): string {
