@@ -489,13 +489,11 @@ async function enduranceRun(log: (s: string) => void): Promise<Endurance> {
   const end = started + ENDURANCE_MINUTES * 60_000;
   let nextSample = 1;
   let nextPeek = started + PEAK_EVERY_MS;
-  // RSS read between the minutes' samples goes to the minute it falls in (61 s: minute 2).
-  const peek = (rssBytes: number, at: number) => {
-    const minute = minuteOf(at - started);
+  const peak = (minute: number, rssBytes: number) => {
     out.peaks[minute] = Math.max(out.peaks[minute] ?? 0, rssBytes);
   };
   out.samples.push({ minute: 0, stats: await stats() });
-  out.peaks[0] = out.samples[0]!.stats.rssBytes!;
+  peak(0, out.samples[0]!.stats.rssBytes!);
   try {
     for (let i = 0; performance.now() < end; i++) {
       const due = started + (i * 1000) / ENDURANCE_RATE;
@@ -508,7 +506,7 @@ async function enduranceRun(log: (s: string) => void): Promise<Endurance> {
       if (performance.now() - started >= nextSample * 60_000) {
         const s = await stats();
         out.samples.push({ minute: nextSample, stats: s });
-        out.peaks[nextSample] = Math.max(out.peaks[nextSample] ?? 0, s.rssBytes!);
+        peak(nextSample, s.rssBytes!);
         log(
           `endurance minute ${nextSample}: RSS ${(s.rssBytes! / 2 ** 20).toFixed(0)} MB, heap ${(s.heapUsedBytes! / 2 ** 20).toFixed(0)} MB, ${out.requests} requests`,
         );
@@ -516,7 +514,8 @@ async function enduranceRun(log: (s: string) => void): Promise<Endurance> {
         nextPeek = performance.now() + PEAK_EVERY_MS;
       } else if (performance.now() >= nextPeek) {
         const at = performance.now();
-        peek((await stats()).rssBytes!, at);
+        // Read between the minutes' samples: the minute it falls in (61 s: minute 2).
+        peak(minuteOf(at - started), (await stats()).rssBytes!);
         nextPeek = at + PEAK_EVERY_MS;
       }
     }

@@ -2,10 +2,11 @@
 // loaded instead of compiled. They must answer exactly as the compiled ones do, errors and
 // filled-in defaults included, and the compiled command line must find them.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
+import { loadSeed, PROJECT_SEED_DIR } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { propertiesOf, valueFor } from "../rules/bodies.ts";
 import { contractInUse, loadValidatorCode, SchemaSet, specView, VALIDATOR_CACHE_DIR } from "./index.ts";
@@ -37,12 +38,8 @@ const ODD = [
   {},
 ];
 
-const seed = readdirSync(resolve(PROJECT_ROOT, "mock-data/Customer")).flatMap(
-  (file) =>
-    JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/Customer", file), "utf8")) as Array<
-      Record<string, unknown>
-    >,
-);
+// The project's seed as the mock loads it: its customers are the realistic part of the samples.
+const seed = Object.values(loadSeed(contract, PROJECT_SEED_DIR).objects.Customer ?? {}).flatMap((objects) => objects());
 
 /** Data for a named schema: the seed's objects, one made of valueFor, and each with one property odd, or gone. */
 function samplesOf(name: string): unknown[] {
