@@ -18,7 +18,7 @@ const CLI = resolve(PROJECT_ROOT, "dist/src/cli");
  * those of ECMAScript as the loader resolved them (a resolve hook), since a package of ECMAScript
  * modules (fast-xml-parser's import build, re2js) never enters require's cache.
  */
-async function modulesLoaded(body: string): Promise<Record<string, unknown>> {
+async function modulesLoaded<T>(body: string): Promise<T> {
   const hook = `let port;
 export function initialize(data) { port = data.port; }
 export async function resolve(specifier, context, next) { const r = await next(specifier, context); port.postMessage(r.url); return r; }`;
@@ -39,7 +39,16 @@ const loaded = async () => {
 const print = (o) => console.log(JSON.stringify(o));
 ${body}`;
   const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
-  return JSON.parse(stdout) as Record<string, unknown>;
+  return JSON.parse(stdout) as T;
+}
+
+/** The packages loaded by importing these commands' modules (dist/src/cli/<name>.js), in one process. */
+async function packagesOfCommands(commands: string[]): Promise<string[]> {
+  const { files } = await modulesLoaded<{ files: string[] }>(
+    `for (const m of ${JSON.stringify(commands)}) await import(${JSON.stringify(CLI)} + "/" + m + ".js");
+print({ files: await loaded() });`,
+  );
+  return packagesIn(files);
 }
 
 /** The packages of node_modules that files belong to ("@scope/name" or "name"), once each, sorted. */
@@ -69,27 +78,17 @@ describe("bawa", () => {
   it("loads no test runner when the mock or the proxy starts: Playwright alone cost the mock's start 0.26 s", async () => {
     // bawa imports a command's module when it runs; a check helper reached from the proxy once
     // brought @playwright/test into `bawa mock`'s start.
-    const loaded =
-      await modulesLoaded(`for (const m of ["bawa", "mock", "proxy"]) await import(${JSON.stringify(CLI)} + "/" + m + ".js");
-print({ loaded: await loaded() });`);
+    const packages = await packagesOfCommands(["bawa", "mock", "proxy"]);
     // The mock's linear-time patterns are an ECMAScript package: seen, so such packages are.
-    expect(packagesIn(loaded.loaded as string[])).toContain("re2js");
-    expect(
-      packagesIn(loaded.loaded as string[]).filter((p) =>
-        /^(playwright|playwright-core|@playwright\/|vitest|fast-check)/.test(p),
-      ),
-    ).toEqual([]);
+    expect(packages).toContain("re2js");
+    expect(packages.filter((p) => /^(playwright|playwright-core|@playwright\/|vitest|fast-check)/.test(p))).toEqual([]);
   });
 
   it("loads no contract compiler for a run against a target, a usage or the operator's commands (0.2 s each)", async () => {
     // Ajv, the contract's compiler, stands for the mock's and the contract's code: bawa conformance
     // against a target hands the contract to the suite's processes, and npm test starts ~60 runs.
-    const loaded =
-      await modulesLoaded(`for (const m of ["bawa", "conformance", "operator"]) await import(${JSON.stringify(CLI)} + "/" + m + ".js");
-print({ loaded: await loaded() });`);
-    expect(
-      packagesIn(loaded.loaded as string[]).filter((p) => /^(ajv|ajv-formats|fast-xml-parser|re2js)$/.test(p)),
-    ).toEqual([]);
+    const packages = await packagesOfCommands(["bawa", "conformance", "operator"]);
+    expect(packages.filter((p) => /^(ajv|ajv-formats|fast-xml-parser|re2js)$/.test(p))).toEqual([]);
   });
 
   it("starts a mock without loading the XML parser, the $filter parser or Ajv's compiler until used", async () => {
@@ -102,16 +101,18 @@ print({ loaded: await loaded() });`);
           ...files.filter((f) => /[\\/]ajv[\\/]dist[\\/](2020|core)\.js$/.test(f)).map(() => "Ajv's compiler"),
         ]),
       ].sort();
-    const loaded =
-      await modulesLoaded(`const { buildMock } = await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/mock/index.js"))});
+    const loaded = await modulesLoaded<{
+      atStart: string[];
+      afterXml: string[];
+    }>(`const { buildMock } = await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/mock/index.js"))});
 const { contractInUse, warmContract } = await import(${JSON.stringify(resolve(PROJECT_ROOT, "dist/src/contract/index.js"))});
 buildMock();
 warmContract(contractInUse());
 const atStart = await loaded();
 try { contractInUse().xml.parse("Customer", "<Customer/>"); } catch {}
 print({ atStart, afterXml: await loaded() });`);
-    expect(parts(loaded.atStart as string[])).toEqual([]);
-    expect(parts(loaded.afterXml as string[])).toEqual(["fast-xml-parser"]);
+    expect(parts(loaded.atStart)).toEqual([]);
+    expect(parts(loaded.afterXml)).toEqual(["fast-xml-parser"]);
   });
 
   it("a background application: generated refresh token, then the customer lifecycle in JSON and XML", async () => {
