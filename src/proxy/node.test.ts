@@ -3,9 +3,10 @@
 // own address, HEAD. The client must get the target's answer as it was sent;
 // only what forwarding needs may change, and the proxy's own pages keep the
 // mock's guard.
-import { createServer, get, type IncomingHttpHeaders, IncomingMessage, type Server } from "node:http";
+import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
+import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractInUse } from "../contract/index.ts";
 import { freePort } from "../mock/node/listen.ts";
@@ -196,6 +197,29 @@ describe("bawa proxy forwards", () => {
     );
     await down.close();
   });
+
+  it("nothing in time from the target: 504 saying so, and the log line", async () => {
+    const silent = createServer(() => {});
+    const slow = await startProxy({
+      target: await serveOnLoopback(silent),
+      host: "127.0.0.1",
+      port: 0,
+      contract: proxy.judge.contract,
+      targetTimeoutMs: 300,
+    });
+    try {
+      const res = await fetch(`${slow.url}/v1/api/DEMO/CustomerInfoList`);
+      expect(res.status).toBe(504);
+      expect(res.headers.get("x-bawa-proxy")).toBe("no answer");
+      const message = /^bawa proxy: the target http:\/\/127\.0\.0\.1:\d+ did not answer: no answer within 0\.3 s$/;
+      expect((await res.json()).Message).toMatch(message);
+      expect(slow.log.since(0).at(-1)).toMatchObject({ status: 504, problem: expect.stringMatching(message) });
+    } finally {
+      await slow.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
 });
 
 describe("the proxy's own pages", () => {
@@ -242,24 +266,26 @@ describe("stopping", () => {
     // connections go: not judged after the report was written, its client answered by a reset.
     const stopped = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: contractInUse() });
     let counted: number | undefined;
-    // The proxy's answer from the target is the only IncomingMessage with a status here (fetch
-    // is undici's): close the proxy in the very event its end is read in.
-    const emit = IncomingMessage.prototype.emit;
-    IncomingMessage.prototype.emit = function (this: IncomingMessage, event: string, ...args: unknown[]) {
-      const handled = emit.call(this, event, ...args);
-      if (event === "end" && this.statusCode && counted === undefined) {
+    // Close the proxy in the very event the end of its answer from the target is read in: the
+    // proxy asks the target through undici's Pool (fetch is Node.js's own copy of undici).
+    const dispatch = Pool.prototype.dispatch;
+    Pool.prototype.dispatch = function (this: Pool, opts, handler) {
+      const end = handler.onResponseEnd;
+      handler.onResponseEnd = function (this: typeof handler, ...args) {
+        end?.apply(this, args);
+        if (counted !== undefined) return;
         counted = -1;
         void stopped.close().then(() => (counted = stopped.report.exchanges));
-      }
-      return handled;
-    } as typeof emit;
+      };
+      return dispatch.call(this, opts, handler);
+    };
     try {
       const res = await fetch(`${stopped.url}/v1/nothing`);
       expect(res.status).toBe(404);
       expect(res.headers.get("x-target")).toBe("yes");
       expect(await res.text()).toBe("nothing here");
     } finally {
-      IncomingMessage.prototype.emit = emit;
+      Pool.prototype.dispatch = dispatch;
     }
     await expect.poll(() => counted).toBeGreaterThanOrEqual(0);
     expect(counted).toBe(1);

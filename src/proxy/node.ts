@@ -11,16 +11,11 @@
 // upstream pool (fair.ts). In between, the judge reads each exchange and the
 // recording takes in its objects; neither may ever hold up or break the
 // forwarding, and what either shows passes one redaction (redact.ts).
-import {
-  createServer,
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PassThrough, Readable } from "node:stream";
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from "node:zlib";
+import { type Dispatcher, Pool } from "undici";
 import type { CompiledContract } from "../contract/index.ts";
 import { createMock, parseTarget, type Target } from "../mock/core/app.ts";
 import { requestLogRoute } from "../mock/core/control.ts";
@@ -49,12 +44,25 @@ import { type LocalCall, localCall, targetProblem } from "./request-target.ts";
 export const JUDGE_LIMIT_BYTES = 64 * 1024 * 1024;
 /** Addresses a proxy may listen on without a control token: the mock's control calls stay local. */
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
-/** How long the target may take to answer. */
-const TARGET_TIMEOUT_MS = 120_000;
+/** How long the target may take to accept a connection, to begin its answer, and between its chunks. */
+export const TARGET_TIMEOUT_MS = 120_000;
 /** The body of a request that has none. */
 const NO_BODY = Buffer.alloc(0);
 /** A request without a Connection header lists no more headers of its connection. */
 const NONE_LISTED: ReadonlySet<string> = new Set();
+/**
+ * Request headers the proxy writes itself: the target's Host, the body's length (as read), the
+ * X-Forwarded-* of this hop (a client's X-Forwarded-For is continued), and no Expect: node:http
+ * answered a client's 100-continue, and the body goes on whole.
+ */
+const SET_BY_PROXY = new Set([
+  "host",
+  "content-length",
+  "expect",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+]);
 /** Headers that belong to one connection (RFC 9110 7.6.1), never forwarded. */
 const HOP_BY_HOP = new Set([
   "connection",
@@ -88,6 +96,8 @@ export interface ProxyOptions {
   recordDelayMs?: number;
   /** The largest body kept to judge ({@link JUDGE_LIMIT_BYTES}). */
   judgeLimitBytes?: number;
+  /** How long the target may take ({@link TARGET_TIMEOUT_MS}); past it the client gets a 504. */
+  targetTimeoutMs?: number;
   /** The proxy's clock (ms). */
   now?: () => number;
 }
@@ -116,6 +126,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const shownTarget = `${target.protocol}//${target.host}${prefix}`;
   const now = options.now ?? Date.now;
   const judgeLimit = options.judgeLimitBytes ?? JUDGE_LIMIT_BYTES;
+  const targetTimeout = options.targetTimeoutMs ?? TARGET_TIMEOUT_MS;
   const log = new RequestLog();
   const judge = new Judge(options.contract);
   const report = new ViolationReport(options.coverage ? { contractDoc: options.contract.doc } : {});
@@ -147,14 +158,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const isOwn = (parsed: Target) =>
     parsed.ok && parsed.segments[0]?.toLowerCase() === "__mock" && matchRoute(ownRoutes, parsed.segments) !== undefined;
 
-  const agent =
-    target.protocol === "https:"
-      ? new HttpsAgent({ keepAlive: true, maxSockets: POOL_SIZE })
-      : new HttpAgent({ keepAlive: true, maxSockets: POOL_SIZE });
+  // undici's pool, not node:http's client: half the CPU per exchange (decision 0037).
+  const pool = new Pool(target.origin, {
+    connections: POOL_SIZE,
+    // One limit for each wait, as node:http's socket timeout was: undici's own are 10 s to connect
+    // and 300 s for the headers and between chunks.
+    connect: { timeout: targetTimeout },
+    headersTimeout: targetTimeout,
+    bodyTimeout: targetTimeout,
+  });
   const gate = new FairGate(POOL_SIZE, PER_CLIENT);
-  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-  // An IPv6 address without its brackets, as node:http takes it.
-  const hostname = target.hostname.replace(/^\[(.*)\]$/, "$1");
 
   // The answers that ended in one turn are judged and written one after the other (turn.ts).
   const turn = new TurnQueue();
@@ -269,7 +282,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     // calls: sent on at once, without waiting for the stream's end.
     if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
       req.resume();
-      open(req, res, { streamed: false, body: NO_BODY }, started, release).end();
+      open(req, res, { streamed: false, body: NO_BODY }, started, release);
       return;
     }
     const chunks: Buffer[] = [];
@@ -286,14 +299,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       req.off("end", whole);
       req.pause();
       opened = true;
-      const upstream = open(req, res, { streamed: true }, started, release);
-      for (const c of chunks.splice(0)) upstream.write(c);
-      req.pipe(upstream);
+      const rest = new PassThrough();
+      for (const c of chunks.splice(0)) rest.write(c);
+      req.pipe(rest);
+      // A target that answered before it read the whole body leaves the rest unread: drained.
+      rest.once("close", () => {
+        req.unpipe(rest);
+        req.resume();
+      });
+      open(req, res, { streamed: true, stream: rest }, started, release);
     };
     const whole = () => {
-      const body = Buffer.concat(chunks);
       opened = true;
-      open(req, res, { streamed: false, body }, started, release).end(body.length > 0 ? body : undefined);
+      open(req, res, { streamed: false, body: Buffer.concat(chunks) }, started, release);
     };
     req.on("data", hold);
     req.on("end", whole);
@@ -303,103 +321,141 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   function open(
     req: IncomingMessage,
     res: ServerResponse,
-    sent: { streamed: false; body: Buffer } | { streamed: true },
+    sent: { streamed: false; body: Buffer } | { streamed: true; stream: PassThrough },
     started: number,
     release: () => void,
-  ) {
+  ): void {
     const headers = forwardedHeaders(req, target, prefix, own.ctx.config.ownHosts);
-    // A body keeps its framing on every method: node frames a GET, DELETE or HEAD only when told.
+    // A body keeps its framing on every method: its length, or chunks when it came in chunks and is
+    // streamed on (undici frames a stream without a length so).
     const chunked = req.headers["transfer-encoding"] !== undefined;
-    const framed = chunked || req.headers["content-length"] !== undefined;
     if (!sent.streamed) {
-      if (framed) headers["content-length"] = String(sent.body.length);
-    } else if (chunked) {
-      delete headers["content-length"];
-      headers["transfer-encoding"] = "chunked";
-    } else {
-      headers["content-length"] = req.headers["content-length"]!;
+      if (chunked || req.headers["content-length"] !== undefined)
+        headers.push("content-length", String(sent.body.length));
+    } else if (!chunked) {
+      headers.push("content-length", req.headers["content-length"]!);
     }
-    let answered = false;
-    const upstream = send(
+    // Read through a stream of its own: undici sends a stream that has ended already (a body just
+    // past the limit, read whole by now) with a length instead of the chunks it came in.
+    const body = sent.streamed
+      ? Readable.from(sent.stream, { objectMode: false })
+      : sent.body.length > 0
+        ? sent.body
+        : null;
+    const request = { body: sent.streamed || sent.body.length === 0 ? undefined : sent.body, notRead: sent.streamed };
+    let flow: Dispatcher.DispatchController | undefined;
+    let left = false;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      release();
+    };
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      left = true;
+      flow?.abort(new Error("the client closed its connection"));
+    });
+    let answer: Receiving | undefined;
+    pool.dispatch(
+      // As sent: no URL parser between the judge's path and the target's (it would resolve dot segments).
+      { path: `${prefix}${req.url ?? "/"}`, method: req.method ?? "GET", headers, body },
       {
-        protocol: target.protocol,
-        hostname,
-        port: target.port,
-        // As sent: no URL parser between the judge's path and the target's (it would resolve dot segments).
-        path: `${prefix}${req.url ?? "/"}`,
-        method: req.method,
-        headers,
-        agent,
-        timeout: TARGET_TIMEOUT_MS,
-      },
-      (answer) => {
-        answered = true;
-        const body = sent.streamed || sent.body.length === 0 ? undefined : sent.body;
-        receive(req, res, answer, { body, notRead: sent.streamed }, started);
+        onRequestStart(controller) {
+          flow = controller;
+          if (left) controller.abort(new Error("the client closed its connection"));
+        },
+        onResponseStart(controller, status, parsed, message) {
+          // An informational answer (103 Early Hints) is not the answer: node:http's client passed none on either.
+          if (status < 200) return;
+          const answered: Answered = {
+            status,
+            message,
+            rawHeaders: rawHeadersOf(controller.rawHeaders, parsed),
+            encoding: joined(parsed["content-encoding"]),
+            length: joined(parsed["content-length"]),
+          };
+          answer = receive(req, res, answered, request, started, controller);
+        },
+        onResponseData(_controller, chunk) {
+          answer?.data(chunk);
+        },
+        onResponseEnd() {
+          settle();
+          answer?.end();
+        },
+        onResponseError(_controller, err) {
+          settle();
+          // The answer was under way: what the client has of it is all there is.
+          if (answer || res.headersSent || left) {
+            res.destroy();
+            return;
+          }
+          const code = (err as NodeJS.ErrnoException).code;
+          const timedOut =
+            code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT";
+          const why = timedOut
+            ? `no answer within ${targetTimeout / 1000} s`
+            : code && !code.startsWith("UND_ERR")
+              ? code
+              : err.message;
+          const message = `bawa proxy: the target ${shownTarget} did not answer: ${why}`;
+          const text = JSON.stringify({ Message: message });
+          const status = timedOut ? 504 : 502;
+          res.writeHead(status, {
+            "content-type": "application/json; charset=utf-8",
+            "content-length": Buffer.byteLength(text),
+            "x-bawa-proxy": "no answer",
+          });
+          res.end(text);
+          log.record(entry(req, status, now() - started, { problem: message }));
+        },
       },
     );
-    upstream.on("close", release);
-    let timedOut = false;
-    upstream.on("timeout", () => {
-      timedOut = true;
-      upstream.destroy(new Error(`no answer within ${TARGET_TIMEOUT_MS / 1000} s`));
-    });
-    upstream.on("error", (err) => {
-      // The target answered before it read a streamed body and closed: its answer stands.
-      if (answered) {
-        req.unpipe(upstream);
-        req.resume();
-        return;
-      }
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const message = `bawa proxy: the target ${shownTarget} did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
-      const text = JSON.stringify({ Message: message });
-      const status = timedOut ? 504 : 502;
-      res.writeHead(status, {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": Buffer.byteLength(text),
-        "x-bawa-proxy": "no answer",
-      });
-      res.end(text);
-      log.record(entry(req, status, now() - started, { problem: message }));
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    return upstream;
   }
 
+  /** Takes in the target's answer as it comes: held whole to be judged, or passed on when too large. */
   function receive(
     req: IncomingMessage,
     res: ServerResponse,
-    answer: IncomingMessage,
+    answer: Answered,
     request: { body: Buffer | undefined; notRead: boolean },
     started: number,
-  ): void {
+    flow: Dispatcher.DispatchController,
+  ): Receiving {
     const chunks: Buffer[] = [];
     let size = 0;
     let passing = false;
-    const status = answer.statusCode ?? 502;
-    const headers = answeredHeaders(answer, target, prefix, req.headers.host);
+    const { status } = answer;
+    const headers = answeredHeaders(answer.rawHeaders, target, prefix, req.headers.host);
     // A request body too large to keep was not read: the exchange can not be judged as the client sent it.
     const { notRead } = request;
-    answer.on("data", (c: Buffer) => {
-      if (passing) return;
+    /** The target waits while a client slower than it has not taken what was passed on. */
+    const keepPace = (ready: boolean) => {
+      if (ready) return;
+      flow.pause();
+      res.once("drain", () => flow.resume());
+    };
+    const data = (c: Buffer) => {
+      if (passing) {
+        keepPace(res.write(c));
+        return;
+      }
       size += c.length;
       chunks.push(c);
       if (size > judgeLimit) {
         // Too large to keep: passed on as it comes, judged on its status and headers alone.
         passing = true;
-        res.writeHead(status, answer.statusMessage, flat(headers));
-        for (const kept of chunks) res.write(kept);
+        res.writeHead(status, answer.message, flat(headers));
+        let ready = true;
+        for (const kept of chunks) ready = res.write(kept);
         chunks.length = 0;
-        answer.pipe(res);
+        keepPace(ready);
       }
-    });
-    answer.on("end", () => {
+    };
+    return { data, end };
+    function end(): void {
+      if (passing) res.end();
       const raw = Buffer.concat(chunks);
       const judged = (reading: Decoded) =>
         turn.later(
@@ -414,7 +470,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         );
       if (passing) judged({});
       else {
-        const reading = decoded(raw, answer.headers["content-encoding"], judgeLimit);
+        const reading = decoded(raw, answer.encoding, judgeLimit);
         // An answer as it came (most are) is judged in this turn; a compressed one once decompressed.
         if (reading instanceof Promise) void reading.then(judged);
         else judged(reading);
@@ -450,7 +506,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           const out: string[] = [];
           for (const [k, v] of headers) if (k.toLowerCase() !== "content-length") out.push(k, v);
           const bodyless = req.method === "HEAD" || status === 204 || status === 304;
-          const length = bodyless ? answer.headers["content-length"] : String(raw.length);
+          const length = bodyless ? answer.length : String(raw.length);
           if (length !== undefined) out.push("content-length", length);
           if (violations.length > 0) {
             out.push("x-bawa-violations", String(violations.length));
@@ -462,7 +518,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
             }
           }
           // With the turn's other answers, once all are judged (TurnQueue.send says why).
-          turn.send(writePassedOn, res, { status, message: answer.statusMessage, headers: out, body: raw });
+          turn.send(writePassedOn, res, { status, message: answer.message, headers: out, body: raw });
         }
         // The answer is held for the end of the turn: a bug in its log entry must not cost the
         // client that answer (the turn's failure would close the connection before it is written).
@@ -489,8 +545,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           console.error(`bawa proxy: internal error logging ${ex.method} ${redact(ex.url)} (a bug of bawa):`, err);
         }
       }
-    });
-    answer.on("error", () => res.destroy());
+    }
   }
 
   /** What a request itself breaks of the contract, shown beside the answer; never a reason not to log it. */
@@ -550,7 +605,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     close: () =>
       new Promise<void>((done) => {
         server.close(() => {
-          agent.destroy();
+          void pool.destroy();
           writer?.close();
           done();
         });
@@ -597,22 +652,18 @@ function write(res: ServerResponse, answer: MockResponse): void {
  * a server that compares Origin with Host (a CSRF defence) sees its own page. No other Origin is
  * touched, so a page of another site still looks like one.
  */
-function forwardedHeaders(
-  req: IncomingMessage,
-  target: URL,
-  prefix: string,
-  proxyHosts: readonly string[],
-): Record<string, string | string[]> {
+function forwardedHeaders(req: IncomingMessage, target: URL, prefix: string, proxyHosts: readonly string[]): string[] {
   const connection = req.headers.connection;
   const listed =
     connection === undefined ? NONE_LISTED : new Set(connection.split(",").map((h) => h.trim().toLowerCase()));
   const host = req.headers.host?.toLowerCase();
   const proxyOrigin = host !== undefined && proxyHosts.includes(host) ? `http://${host}` : undefined;
-  const out: Record<string, string | string[]> = {};
+  // Names and values in turn, each as the client wrote it (a repeated header stays repeated).
+  const out: string[] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || listed.has(lower) || lower === "host") continue;
+    if (HOP_BY_HOP.has(lower) || listed.has(lower) || SET_BY_PROXY.has(lower)) continue;
     let value = req.rawHeaders[i + 1]!;
     // The proxy's own dashboard cookie (its control token) is the proxy's, never the target's.
     if (lower === "cookie") {
@@ -626,15 +677,20 @@ function forwardedHeaders(
     if (proxyOrigin !== undefined && lower === "referer" && value.toLowerCase().startsWith(`${proxyOrigin}/`)) {
       value = `${target.origin}${prefix}${value.slice(proxyOrigin.length)}`;
     }
-    const known = out[lower];
-    out[lower] = known === undefined ? value : [...[known].flat(), value];
+    out.push(name, value);
   }
   const forwardedFor = req.headers["x-forwarded-for"];
   const client = req.socket.remoteAddress ?? "";
-  out.host = target.host;
-  out["x-forwarded-for"] = forwardedFor ? `${forwardedFor}, ${client}` : client;
-  out["x-forwarded-host"] = req.headers.host ?? "";
-  out["x-forwarded-proto"] = "http";
+  out.push(
+    "host",
+    target.host,
+    "x-forwarded-for",
+    forwardedFor ? `${forwardedFor}, ${client}` : client,
+    "x-forwarded-host",
+    req.headers.host ?? "",
+    "x-forwarded-proto",
+    "http",
+  );
   return out;
 }
 
@@ -646,16 +702,16 @@ function forwardedHeaders(
  * (so the browser keeps it for the proxy's address).
  */
 function answeredHeaders(
-  answer: IncomingMessage,
+  rawHeaders: readonly string[],
   target: URL,
   prefix: string,
   host: string | undefined,
 ): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const base = `${target.protocol}//${target.host}${prefix}`;
-  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-    const name = answer.rawHeaders[i]!;
-    let value = answer.rawHeaders[i + 1]!;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    let value = rawHeaders[i + 1]!;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
     if (
@@ -697,6 +753,36 @@ function judgedHeaders(headers: ReadonlyArray<[string, string]>): Exchange["head
 }
 
 const flat = (headers: Array<[string, string]>) => headers.flat();
+
+/** The target's answer as it began: its status line and headers. */
+interface Answered {
+  status: number;
+  message: string | undefined;
+  /** Names and values in turn, as the target wrote them. */
+  rawHeaders: string[];
+  encoding: string | undefined;
+  length: string | undefined;
+}
+
+/** What takes in an answer's body as it comes, and its end. */
+interface Receiving {
+  data(chunk: Buffer): void;
+  end(): void;
+}
+
+/** The answer's headers as written (undici's raw pairs, latin1 as node:http reads them); the parsed ones when it has none. */
+function rawHeadersOf(raw: Dispatcher.DispatchController["rawHeaders"], parsed: IncomingHttpHeaders): string[] {
+  if (Array.isArray(raw)) return raw.map((x: Buffer | string) => (typeof x === "string" ? x : x.toString("latin1")));
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    for (const v of Array.isArray(value) ? value : [value ?? ""]) out.push(name, v);
+  }
+  return out;
+}
+
+/** A parsed header's value, a repeated one's values joined as node:http joins them. */
+const joined = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(", ") : value;
 
 /** An answer's body as the judge reads it; none when it can not be read, `over` when it is too large. */
 type Decoded = { body?: Buffer; over?: boolean };
