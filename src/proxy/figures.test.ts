@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../paths.ts";
 import { PER_CLIENT, POOL_SIZE } from "./fair.ts";
-import { JUDGE_LIMIT_BYTES } from "./node.ts";
+import { JUDGE_LIMIT_BYTES, TARGET_TIMEOUT_MS } from "./node.ts";
 import { MAX_PAST_BOUND_NAMED, MAX_RECORDING_BYTES, WRITE_BYTES_PER_SECOND, WRITE_DELAY_MS } from "./record.ts";
 
 const README = readFileSync(resolve(PROJECT_ROOT, "README.md"), "utf8").replace(/\s+/g, " ");
@@ -16,6 +16,7 @@ describe("the README's proxy figures", () => {
     for (const figure of [
       `Each client address may have ${PER_CLIENT} requests at the target at once, a quarter of the proxy's ${POOL_SIZE} upstream sockets`,
       `only up to ${JUDGE_LIMIT_BYTES / MiB} MiB`,
+      `(504 when it takes over ${TARGET_TIMEOUT_MS / 1000} s to connect, to begin its answer or between two parts of it)`,
       `A request body over ${JUDGE_LIMIT_BYTES / MiB} MiB and an answer over ${JUDGE_LIMIT_BYTES / MiB} MiB`,
       `A recording holds at most ${MAX_RECORDING_BYTES / MiB} MiB of objects`,
       `(the first ${MAX_PAST_BOUND_NAMED.toLocaleString("en")}, and how many answers showed them)`,

@@ -4,6 +4,7 @@
 // another Host, one client holding the whole upstream pool, a compressed answer
 // that expands a thousandfold, and paths that leave the target's prefix.
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractInUse } from "../contract/index.ts";
@@ -213,6 +214,116 @@ describe("bawa proxy forwards a body on any method with its framing", () => {
     expect(proxy.log.since(0).at(-1)?.problem).toBe(
       "the request body is larger than 1024 bytes: forwarded, not read (the exchange is not judged)",
     );
+  });
+});
+
+describe("bawa proxy sends on what undici can send, and keeps its time limit", () => {
+  let target: Server;
+  let base: string;
+  const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
+  /** Answers of /v1/big/ the target could not finish: the proxy ended them. */
+  const cut: string[] = [];
+  beforeAll(async () => {
+    target = createServer((req, res) => {
+      seen.push({ url: req.url!, headers: req.headers });
+      if (req.url?.startsWith("/v1/big/")) {
+        // 64 MiB in 64 KiB parts, as fast as the proxy takes them.
+        const part = Buffer.alloc(64 * 1024, "x");
+        let left = 1024;
+        res.writeHead(200, { "content-type": "text/plain", "content-length": String(part.length * left) });
+        const more = () => {
+          while (left > 0) {
+            left--;
+            if (!res.write(part)) return void res.once("drain", more);
+          }
+          res.end();
+        };
+        res.on("close", () => {
+          if (!res.writableFinished) cut.push(req.url!);
+        });
+        more();
+        return;
+      }
+      // The rest answer once the whole body is in: a body that stops is never answered.
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+    });
+    base = await serveOnLoopback(target);
+  });
+  afterAll(() => {
+    target?.closeAllConnections();
+    target?.close();
+  });
+  const proxyWith = (more: { targetTimeoutMs?: number } = {}) =>
+    startProxy({ target: base, host: "127.0.0.1", port: 0, contract, judgeLimitBytes: 1024, ...more });
+
+  it("leaves out every header undici refuses to send, and the request goes on", async () => {
+    const proxy = await proxyWith();
+    try {
+      seen.length = 0;
+      const res = await send(`${proxy.url}/v1/refused`, {
+        method: "POST",
+        headers: {
+          "keep-alive": "timeout=5",
+          upgrade: "websocket",
+          connection: "keep-alive, upgrade, x-hop",
+          "x-hop": "a header the Connection header names",
+          te: "trailers",
+          "proxy-connection": "keep-alive",
+          expect: "100-continue",
+          "content-type": "text/plain",
+          "content-length": "5",
+        },
+        body: "hello",
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers["x-bawa-proxy"]).toBeUndefined();
+      expect(seen).toHaveLength(1);
+      for (const name of ["keep-alive", "upgrade", "x-hop", "te", "proxy-connection", "expect"]) {
+        expect(seen[0]!.headers[name]).toBeUndefined();
+      }
+      expect(seen[0]!.headers["content-length"]).toBe("5");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a streamed body that stops coming: 504 once the limit passes, and the connection closed", async () => {
+    const proxy = await proxyWith({ targetTimeoutMs: 300 });
+    try {
+      const answer = await new Promise<string>((done, fail) => {
+        const socket = connect(Number(new URL(proxy.url).port), "127.0.0.1");
+        let text = "";
+        socket.on("data", (c) => (text += c));
+        socket.on("close", () => done(text));
+        socket.on("error", fail);
+        // 2,000 of 10,000 bytes: past the judge's 1,024, so streamed; then nothing more.
+        socket.write(
+          `POST /v1/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 10000\r\n\r\n${"s".repeat(2000)}`,
+        );
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 504 /);
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(answer).toContain("did not answer: no answer within 0.3 s");
+      expect(proxy.log.since(0).at(-1)).toMatchObject({ method: "POST", path: "/v1/stalled", status: 504 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("an answer passed on to a client that stopped reading ends once the limit passes", async () => {
+    const proxy = await proxyWith({ targetTimeoutMs: 300 });
+    const socket = connect(Number(new URL(proxy.url).port), "127.0.0.1");
+    try {
+      cut.length = 0;
+      socket.write("GET /v1/big/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      // The client reads nothing: the proxy holds the target back, then gives up the exchange.
+      socket.pause();
+      await expect.poll(() => cut, { timeout: 10_000 }).toEqual(["/v1/big/stalled"]);
+    } finally {
+      socket.destroy();
+      await proxy.close();
+    }
   });
 });
 

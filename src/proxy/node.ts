@@ -351,23 +351,58 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       settled = true;
       release();
     };
+    // undici's own timers rest while a streamed body is still being sent and while the answer is
+    // held back for a slow client: the proxy keeps the limit itself there, and only there.
+    let idle: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const expire = () => {
+      timedOut = true;
+      flow?.abort(new Error(`no answer within ${targetTimeout / 1000} s`));
+    };
+    let over = false;
+    const watch = {
+      go: () => {
+        if (over) return;
+        if (idle) idle.refresh();
+        else idle = setTimeout(expire, targetTimeout);
+      },
+      stop: () => {
+        clearTimeout(idle);
+        idle = undefined;
+      },
+      /** The exchange is over: nothing starts the limit again. */
+      end: () => {
+        over = true;
+        watch.stop();
+      },
+    };
+    if (sent.streamed) {
+      watch.go();
+      req.on("data", watch.go);
+    }
     res.on("close", () => {
       if (res.writableFinished) return;
       left = true;
+      // Not started yet (connecting, or queued in the pool): its share goes now, the request when it starts.
+      if (!flow) settle();
       flow?.abort(new Error("the client closed its connection"));
     });
     let answer: Receiving | undefined;
+    let dispatching = true;
     pool.dispatch(
       // As sent: no URL parser between the judge's path and the target's (it would resolve dot segments).
       { path: `${prefix}${req.url ?? "/"}`, method: req.method ?? "GET", headers, body },
       {
         onRequestStart(controller) {
           flow = controller;
-          if (left) controller.abort(new Error("the client closed its connection"));
+          if (left || timedOut)
+            controller.abort(new Error(left ? "the client closed its connection" : "no answer in time"));
         },
         onResponseStart(controller, status, parsed, message) {
           // An informational answer (103 Early Hints) is not the answer: node:http's client passed none on either.
           if (status < 200) return;
+          if (sent.streamed) req.off("data", watch.go);
+          watch.stop();
           const answered: Answered = {
             status,
             message,
@@ -375,43 +410,80 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
             encoding: joined(parsed["content-encoding"]),
             length: joined(parsed["content-length"]),
           };
-          answer = receive(req, res, answered, request, started, controller);
+          answer = receive(req, res, answered, request, started, { flow: controller, watch });
         },
         onResponseData(_controller, chunk) {
           answer?.data(chunk);
         },
         onResponseEnd() {
+          watch.end();
           settle();
-          answer?.end();
+          // What throws here would reach undici's client as an error event no one listens to.
+          try {
+            answer?.end();
+          } catch (err) {
+            console.error(
+              `bawa proxy: internal error answering ${req.method} ${redact(req.url ?? "/")} (a bug of bawa):`,
+              err,
+            );
+            res.destroy();
+          }
         },
         onResponseError(_controller, err) {
+          watch.end();
           settle();
-          // The answer was under way: what the client has of it is all there is.
-          if (answer || res.headersSent || left) {
+          try {
+            failed(err);
+          } catch (e) {
+            console.error(
+              `bawa proxy: internal error answering ${req.method} ${redact(req.url ?? "/")} (a bug of bawa):`,
+              e,
+            );
             res.destroy();
-            return;
           }
-          const code = (err as NodeJS.ErrnoException).code;
-          const timedOut =
-            code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT";
-          const why = timedOut
-            ? `no answer within ${targetTimeout / 1000} s`
-            : code && !code.startsWith("UND_ERR")
-              ? code
-              : err.message;
-          const message = `bawa proxy: the target ${shownTarget} did not answer: ${why}`;
-          const text = JSON.stringify({ Message: message });
-          const status = timedOut ? 504 : 502;
-          res.writeHead(status, {
-            "content-type": "application/json; charset=utf-8",
-            "content-length": Buffer.byteLength(text),
-            "x-bawa-proxy": "no answer",
-          });
-          res.end(text);
-          log.record(entry(req, status, now() - started, { problem: message }));
         },
       },
     );
+    dispatching = false;
+
+    /** No answer from the target: 502 or 504 saying why, or the connection closed when one was under way. */
+    function failed(err: Error): void {
+      // The answer was under way: what the client has of it is all there is.
+      if (answer || res.headersSent || left) {
+        res.destroy();
+        return;
+      }
+      const code = (err as NodeJS.ErrnoException).code;
+      // undici refused the request before sending it: a header the proxy should have left out.
+      const refused = dispatching && (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED");
+      const late =
+        timedOut ||
+        code === "UND_ERR_HEADERS_TIMEOUT" ||
+        code === "UND_ERR_BODY_TIMEOUT" ||
+        code === "UND_ERR_CONNECT_TIMEOUT";
+      const why = late
+        ? `no answer within ${targetTimeout / 1000} s`
+        : (err as NodeJS.ErrnoException).syscall && code
+          ? code
+          : err.message === "bad response"
+            ? "an answer it could not read (bad response: a 100 Continue it was not asked for is one)"
+            : err.message;
+      const message = refused
+        ? `bawa proxy: the request can not be sent on: ${err.message}`
+        : `bawa proxy: the target ${shownTarget} did not answer: ${why}`;
+      if (refused) console.error(`${message} (a bug of bawa: it should have left that out)`);
+      const text = JSON.stringify({ Message: message });
+      const status = refused ? 400 : late ? 504 : 502;
+      res.writeHead(status, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(text),
+        "x-bawa-proxy": refused ? "refused" : "no answer",
+        // A body still coming would be read as the next request: the connection ends with this answer.
+        ...(req.complete ? {} : { connection: "close" }),
+      });
+      res.end(text);
+      log.record(entry(req, status, now() - started, { problem: message }));
+    }
   }
 
   /** Takes in the target's answer as it comes: held whole to be judged, or passed on when too large. */
@@ -421,7 +493,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     answer: Answered,
     request: { body: Buffer | undefined; notRead: boolean },
     started: number,
-    flow: Dispatcher.DispatchController,
+    { flow, watch }: { flow: Dispatcher.DispatchController; watch: { go(): void; stop(): void } },
   ): Receiving {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -430,11 +502,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const headers = answeredHeaders(answer.rawHeaders, target, prefix, req.headers.host);
     // A request body too large to keep was not read: the exchange can not be judged as the client sent it.
     const { notRead } = request;
-    /** The target waits while a client slower than it has not taken what was passed on. */
+    /**
+     * The target waits while a client slower than it has not taken what was passed on; the limit
+     * runs from each part the target sent and each the client took.
+     */
     const keepPace = (ready: boolean) => {
+      watch.go();
       if (ready) return;
       flow.pause();
-      res.once("drain", () => flow.resume());
+      res.once("drain", () => {
+        watch.go();
+        flow.resume();
+      });
     };
     const data = (c: Buffer) => {
       if (passing) {
