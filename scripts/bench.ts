@@ -5,6 +5,7 @@
 // loopback only, each run bounded. Prints a table and writes reports/bench.md and .json.
 // Figures, not tests: shared machines are noisy, so nothing here fails on speed.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { startPrism } from "../src/cli/prism.ts";
@@ -73,6 +74,8 @@ interface ProxyRow {
   scenario: string;
   direct?: Load;
   forwarder?: Load;
+  /** The same forwarder with undici's pool as its client, as bawa proxy asks its target (decision 0037). */
+  undici?: Load;
   bawa?: Load;
   prism?: Load;
   /** µs per exchange of bawa proxy's judge, in process (scripts/bench-inprocess.ts). */
@@ -192,11 +195,11 @@ async function main(): Promise<void> {
       ? `+${Math.max(0, l.p50 - direct.p50)} / +${Math.max(0, l.p99 - direct.p99)} ms${l.non2xx || l.errors ? `, ${l.non2xx} non-2xx, ${l.errors} errors` : ""}`
       : "—";
   const proxyTable = [
-    "| exchange | target alone | minimal node:http forwarder | bawa proxy | Prism proxy | bawa / forwarder (CPU) | Prism / bawa (CPU) | bawa's judge in process |",
-    "|---|---|---|---|---|---|---|---|",
+    "| exchange | target alone | minimal node:http forwarder | minimal undici forwarder | bawa proxy | Prism proxy | bawa / forwarder (CPU) | bawa / undici forwarder (CPU) | Prism / bawa (CPU) | bawa's judge in process |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...proxies.rows.map(
       (r) =>
-        `| ${r.scenario} | p50 ${r.direct?.p50} ms, p99 ${r.direct?.p99} ms | **${us(r.forwarder)}**${range(r.forwarder)}, ${added(r.forwarder, r.direct)} | **${us(r.bawa)}**${range(r.bawa)}, ${added(r.bawa, r.direct)} | **${us(r.prism)}**, ${added(r.prism, r.direct)} | ${times(cpuRatio(r.bawa, r.forwarder))} | ${times(cpuRatio(r.prism, r.bawa))} | ${r.judgeUs?.toFixed(0) ?? "—"} µs |`,
+        `| ${r.scenario} | p50 ${r.direct?.p50} ms, p99 ${r.direct?.p99} ms | **${us(r.forwarder)}**${range(r.forwarder)}, ${added(r.forwarder, r.direct)} | **${us(r.undici)}**${range(r.undici)}, ${added(r.undici, r.direct)} | **${us(r.bawa)}**${range(r.bawa)}, ${added(r.bawa, r.direct)} | **${us(r.prism)}**, ${added(r.prism, r.direct)} | ${times(cpuRatio(r.bawa, r.forwarder))} | ${times(cpuRatio(r.bawa, r.undici))} | ${times(cpuRatio(r.prism, r.bawa))} | ${r.judgeUs?.toFixed(0) ?? "—"} µs |`,
     ),
   ];
   if (QUICK) {
@@ -341,7 +344,7 @@ async function main(): Promise<void> {
     "",
     `Start-up, process start to first answer: bawa mock ${(ours.startMs / 1000).toFixed(2)} s, Prism ${(prism.startMs / 1000).toFixed(2)} s, bare node:http ${(bare.startMs / 1000).toFixed(2)} s.`,
     "",
-    `Proxies in front of the same target (a bawa mock, --quiet), ${proxies.requests.toLocaleString("en")} exchanges each (Prism: ${(proxies.requests / 2.5).toLocaleString("en")}) after a warm-up, the target alone, the forwarder and bawa proxy in ${ROUNDS} alternating rounds (the round of the median CPU, its range in brackets; the target alone and its latency from its median round), Prism in one: **CPU per exchange** of the proxy's own process, and the latency it adds to the target asked directly (p50 / p99 of 50 connections, each less the direct run's). bawa proxy runs as \`bawa proxy --target\` starts it (its request log on a pipe); the minimal forwarder is node:http passing each request and answer through a keep-alive agent; Prism's is \`prism proxy\` on the same document. The last column is what bawa proxy's judge spends per exchange in process (\`judge()\`, \`requestProblem()\` and the place of the log entry; \`npm run bench:handle\`).`,
+    `Proxies in front of the same target (a bawa mock, --quiet), ${proxies.requests.toLocaleString("en")} exchanges each (Prism: ${(proxies.requests / 2.5).toLocaleString("en")}) after a warm-up, the target alone, the two forwarders and bawa proxy in ${ROUNDS} alternating rounds (the round of the median CPU, its range in brackets; the target alone and its latency from its median round), Prism in one: **CPU per exchange** of the proxy's own process, and the latency it adds to the target asked directly (p50 / p99 of 50 connections, each less the direct run's). bawa proxy runs as \`bawa proxy --target\` starts it (its request log on a pipe); the minimal forwarder is node:http passing each request and answer through a keep-alive agent (the target's 2× is set against it); the minimal undici forwarder is node:http in and undici's pool to the target, each request's body read whole, as bawa proxy asks its target (decision 0037), so that bawa's figure over it is what the judge and the proxy's own work cost with the client paid alike; Prism's is \`prism proxy\` on the same document. The last column is what bawa proxy's judge spends per exchange in process (\`judge()\`, \`requestProblem()\` and the place of the log entry; \`npm run bench:handle\`).`,
     "",
     ...proxyTable,
     "",
@@ -378,6 +381,45 @@ async function main(): Promise<void> {
 }
 
 /**
+ * The minimal forwarder with undici's pool as its client: node:http in, each request's body read
+ * whole and sent with `Pool.dispatch()`, the answer passed on as it comes. bawa proxy asks its
+ * target so (decision 0037): set against it, bawa's figure shows what the judge and the proxy's
+ * own work cost with the client paid alike.
+ */
+function undiciForwarderScript(target: string): string {
+  // "{port}" is the port start() picks, as in the other servers' scripts.
+  const undici = createRequire(import.meta.url).resolve("undici");
+  return `const http = require("http");
+const { Pool } = require(${JSON.stringify(undici)});
+const t = new URL(${JSON.stringify(target)});
+const pool = new Pool(t.origin, { connections: 64 });
+const hop = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+http.createServer((q, s) => {
+  const chunks = [];
+  q.on("data", (c) => chunks.push(c));
+  q.on("end", () => {
+    const headers = [];
+    for (let i = 0; i < q.rawHeaders.length; i += 2) {
+      if (!hop.has(q.rawHeaders[i].toLowerCase())) headers.push(q.rawHeaders[i], q.rawHeaders[i + 1]);
+    }
+    headers.push("host", t.host);
+    const body = chunks.length ? Buffer.concat(chunks) : null;
+    pool.dispatch({ path: q.url, method: q.method, headers, body }, {
+      onRequestStart() {},
+      onResponseStart(c, status, h, message) {
+        const out = { ...h };
+        for (const name of hop) delete out[name];
+        s.writeHead(status, message, out);
+      },
+      onResponseData(c, chunk) { s.write(chunk); },
+      onResponseEnd() { s.end(); },
+      onResponseError() { if (!s.headersSent) s.writeHead(502); s.end(); },
+    });
+  });
+}).listen({port}, "127.0.0.1");`;
+}
+
+/**
  * bawa proxy, a minimal node:http forwarder and Prism's proxy in front of one target (a bawa
  * mock): each proxy's own CPU per exchange, and the latency it adds to the target asked directly.
  */
@@ -390,6 +432,8 @@ async function proxyRun(log: (s: string) => void): Promise<{ requests: number; r
   try {
     const forwarder = await start("minimal forwarder", ["-e", forwarderScript], "/__mock/clock");
     servers.push(forwarder);
+    const undici = await start("minimal undici forwarder", ["-e", undiciForwarderScript(target.url)], "/__mock/clock");
+    servers.push(undici);
     const bawa = await start(
       "bawa proxy",
       [BIN, "proxy", "--target", target.url, "--port", "{port}"],
@@ -412,7 +456,12 @@ async function proxyRun(log: (s: string) => void): Promise<{ requests: number; r
         url: `${server.url}${s.path}`,
         opts: { ...r, amount: requests },
       });
-      const m = await measureRounds({ direct: at(target), forwarder: at(forwarder), bawa: at(bawa) });
+      const m = await measureRounds({
+        direct: at(target),
+        forwarder: at(forwarder),
+        undici: at(undici),
+        bawa: at(bawa),
+      });
       rows.push({
         scenario: s.scenario,
         ...m,
