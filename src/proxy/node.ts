@@ -337,20 +337,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     // Read through a stream of its own: undici sends a stream that has ended already (a body just
     // past the limit, read whole by now) with a length instead of the chunks it came in.
-    const body = sent.streamed
-      ? Readable.from(sent.stream, { objectMode: false })
-      : sent.body.length > 0
-        ? sent.body
-        : null;
-    const request = { body: sent.streamed || sent.body.length === 0 ? undefined : sent.body, notRead: sent.streamed };
+    const kept = sent.streamed || sent.body.length === 0 ? undefined : sent.body;
+    const body = sent.streamed ? Readable.from(sent.stream, { objectMode: false }) : (kept ?? null);
+    const request = { body: kept, notRead: sent.streamed };
     let flow: Dispatcher.DispatchController | undefined;
     let left = false;
-    let settled = false;
-    const settle = () => {
-      if (settled) return;
-      settled = true;
-      release();
-    };
     // undici's own timers rest while a streamed body is still being sent and while the answer is
     // held back for a slow client: the proxy keeps the limit itself there, and only there.
     let idle: NodeJS.Timeout | undefined;
@@ -383,8 +374,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     res.on("close", () => {
       if (res.writableFinished) return;
       left = true;
-      // Not started yet (connecting, or queued in the pool): its share goes now, the request when it starts.
-      if (!flow) settle();
+      // Not started yet (connecting, or queued in the pool): its share goes now (the gate's release
+      // counts once), the request when it starts.
+      if (!flow) release();
       flow?.abort(new Error("the client closed its connection"));
     });
     let answer: Receiving | undefined;
@@ -417,29 +409,21 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         },
         onResponseEnd() {
           watch.end();
-          settle();
+          release();
           // What throws here would reach undici's client as an error event no one listens to.
           try {
             answer?.end();
           } catch (err) {
-            console.error(
-              `bawa proxy: internal error answering ${req.method} ${redact(req.url ?? "/")} (a bug of bawa):`,
-              err,
-            );
-            res.destroy();
+            internalError(req, res, err);
           }
         },
         onResponseError(_controller, err) {
           watch.end();
-          settle();
+          release();
           try {
             failed(err);
           } catch (e) {
-            console.error(
-              `bawa proxy: internal error answering ${req.method} ${redact(req.url ?? "/")} (a bug of bawa):`,
-              e,
-            );
-            res.destroy();
+            internalError(req, res, e);
           }
         },
       },
@@ -539,13 +523,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const judged = (reading: Decoded) =>
         turn.later(
           () => finish(reading),
-          (err) => {
-            console.error(
-              `bawa proxy: internal error answering ${req.method ?? "GET"} ${redact(req.url ?? "/")} (a bug of bawa):`,
-              err,
-            );
-            res.destroy();
-          },
+          (err) => internalError(req, res, err),
         );
       if (passing) judged({});
       else {
@@ -712,6 +690,15 @@ function writePassedOn(res: ServerResponse, a: PassedOn): void {
     console.error(`bawa proxy: internal error passing an answer on (a bug of bawa):`, err);
     res.destroy();
   }
+}
+
+/** A bug of bawa's while answering: said, and the client's connection closed (its answer can not be trusted). */
+function internalError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  console.error(
+    `bawa proxy: internal error answering ${req.method ?? "GET"} ${redact(req.url ?? "/")} (a bug of bawa):`,
+    err,
+  );
+  res.destroy();
 }
 
 /** A mock's answer (the proxy's own pages, a guard's refusal) written to the client. */

@@ -85,11 +85,8 @@ export function describedOrSelf(value: unknown, fields: readonly string[]): Read
   if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
   const { exact } = namesOf(fields);
   // Object.keys, not for-in: half the time on a parsed customer (55 names), and own names only.
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    if (!exact.has(keys[i]!)) return described(value, fields, { caseInsensitiveNames: true });
-  }
-  return value as Record<string, unknown>;
+  if (Object.keys(value).every((k) => exact.has(k))) return value as Record<string, unknown>;
+  return described(value, fields, { caseInsensitiveNames: true });
 }
 
 /** One described field's value, whatever the case of its name (checks of values, not names). */
