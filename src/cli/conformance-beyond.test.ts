@@ -168,7 +168,9 @@ describe("--sarif", () => {
   const schema = JSON.parse(readFileSync(resolve(PROJECT_ROOT, "conformance/schemas/sarif-2.1.0.json"), "utf8"));
   // The schema's language pattern is not valid with the u flag ("]?" alone): read it as JavaScript does without.
   // Its formats (uri, uri-reference, date-time) are checked too: without them Ajv would let any text pass.
-  const validate = addFormats.default(new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false })).compile(schema);
+  const validate = addFormats
+    .default(new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false }))
+    .compile(schema);
   const sarif = (file: string) => JSON.parse(readFileSync(join(h.dir, file), "utf8"));
 
   it("validates against the SARIF 2.1.0 schema, with a rule per requirement", () => {
