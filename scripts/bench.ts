@@ -336,7 +336,7 @@ async function main(): Promise<void> {
       "start-up at 100,000 customers ≤ 1.5 s (median of 3)",
       `${(hundredK.ms / 1000).toFixed(2)} s (the seed's reader alone: ${(hundredK.parseOnlyMs / 1000).toFixed(2)} s)`,
       hundredK.ms <= 1500,
-      `a process that only parses the 190 MB file with the mock's reader and keeps its objects starts in ${(hundredK.parseOnlyMs / 1000).toFixed(2)} s on this host (no check, no store, no contract); in a profiled start on the AMD host (2026-11-29 20:10, 3.06 s): JSON.parse of the 190 MB file 1.27 s, garbage collection while its objects are promoted 0.70 s, checking the 100,000 customers against the contract 0.22 s, reading and decoding the file 0.17 s, storing them 0.09 s, and Node.js, its modules and the contract before the seed ≈0.3 s; the same start took 1.45 s on the Intel host in a fast hour (16:27)`,
+      `a process that only parses the 190 MB file with the mock's reader and keeps its objects starts in ${(hundredK.parseOnlyMs / 1000).toFixed(2)} s on this host (no check, no store, no contract); in a profiled start on the AMD host (2026-11-29 20:10, 3.06 s): JSON.parse of the 190 MB file 1.27 s, garbage collection while its objects are promoted 0.70 s, checking the 100,000 customers against the contract 0.22 s, reading and decoding the file 0.17 s, storing them 0.09 s, and Node.js, its modules and the contract before the seed ≈0.3 s; the same start took 1.45 s on the Intel host in a fast hour (2026-11-29 16:27)`,
     ],
     [
       `endurance: RSS growth < 10 %, the highest of the last 3 minutes against the highest of minutes 1–3 (read every ${PEAK_EVERY_MS / 1000} s)`,
