@@ -90,13 +90,28 @@ export const stop = (s: Server) =>
 
 /** One start is noise on a shared machine: the median of `n` starts (`first` were made already), each stopped again. */
 export async function medianStart(name: string, args: string[], n: number, first: number[] = []): Promise<number> {
-  const starts = [...first];
-  while (starts.length < n) {
-    const again = await start(name, args, "/__mock/clock");
-    starts.push(again.startMs);
-    await stop(again);
+  return (await medianStarts([{ name, args, first }], n))[0]!;
+}
+
+/**
+ * The median of `n` starts of each server, started in turn (one of each, then again), so that a
+ * host's drift over the minutes they take falls on all of them alike: two medians taken one after
+ * the other compare two moments as much as two servers. `first`: starts made already.
+ */
+export async function medianStarts(
+  servers: ReadonlyArray<{ name: string; args: string[]; first?: number[] }>,
+  n: number,
+): Promise<number[]> {
+  const starts = servers.map((s) => [...(s.first ?? [])]);
+  while (starts.some((s) => s.length < n)) {
+    for (const [i, s] of servers.entries()) {
+      if (starts[i]!.length >= n) continue;
+      const again = await start(s.name, s.args, "/__mock/clock");
+      starts[i]!.push(again.startMs);
+      await stop(again);
+    }
   }
-  return starts.sort((a, b) => a - b)[Math.floor(n / 2)]!;
+  return starts.map((s) => s.sort((a, b) => a - b)[Math.floor(n / 2)]!);
 }
 
 export interface Load {
