@@ -406,8 +406,11 @@ function proxySmaller(proxies: { requests: number; rows: ProxyRow[] }): string {
   const smaller = proxies.rows.filter((r) => r.amount !== proxies.requests);
   if (smaller.length === 0) return "";
   const each = smaller.map((r) => `${r.scenario}: ${r.amount.toLocaleString("en")} exchanges a round`).join("; ");
-  return ` Smaller rounds: ${each}, so that every round and Prism's run stay under the ${MAX_ACCESS_TOKENS_PER_CLIENT.toLocaleString("en")} access tokens one client may hold at the one target (A-LIMITS).`;
+  return ` Smaller rounds: ${each}, ${PROXY_ROUNDS_UNDER_CAP}.`;
 }
+
+/** Why the proxies' refresh rounds are smaller, in the log and in the report alike. */
+const PROXY_ROUNDS_UNDER_CAP = `so that every round and Prism's run stay under the ${MAX_ACCESS_TOKENS_PER_CLIENT.toLocaleString("en")} access tokens one client may hold at the one target (A-LIMITS)`;
 
 /**
  * The minimal forwarder with undici's pool as its client: node:http in, each request's body read
@@ -493,9 +496,7 @@ async function proxyRun(log: (s: string) => void): Promise<{ requests: number; r
           )
         : requests;
       if (amount !== requests) {
-        log(
-          `proxies: ${s.scenario}: ${amount.toLocaleString("en")} exchanges a round, so that every round and Prism's run stay under the ${MAX_ACCESS_TOKENS_PER_CLIENT.toLocaleString("en")} access tokens one client may hold (A-LIMITS)`,
-        );
+        log(`proxies: ${s.scenario}: ${amount.toLocaleString("en")} exchanges a round, ${PROXY_ROUNDS_UNDER_CAP}`);
       }
       const at = (server: Server): Contender => ({
         server,
