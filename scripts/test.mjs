@@ -8,13 +8,14 @@
 // mock, the suite, a browser), so two lanes keep a two-core machine busy where
 // one after the other would not.
 // Lines of stages that run at once carry the stage's name. At the end: each
-// stage's time and result, and exit 1 when any stage failed.
+// stage's time, CPU and result, and exit 1 when any stage failed.
 //
 //   node scripts/test.mjs [--serial] [--only stage,stage]
 //
 // --serial runs the stages one after the other (a tight machine, a clear log).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -60,7 +61,7 @@ for (const name of only ?? []) {
   }
 }
 
-/** @type {Array<{ name: string, seconds: number, code: number | string }>} */
+/** @type {Array<{ name: string, seconds: number, cpu: number | undefined, code: number | string }>} */
 const results = [];
 const started = performance.now();
 
@@ -78,13 +79,29 @@ for (const name of known) {
   }
 }
 
+// A stage's CPU says what it costs better than its time, which follows what runs beside it (a
+// two-core machine gives 120 CPU-s a minute, and npm test is CPU-bound). The shell's `times` after
+// the script (POSIX) gives the user and system time of every process the shell waited for, with
+// the ones they waited for (the suite's workers, its browsers), on a pipe of its own. Where the
+// shell has no `times` (cmd.exe) a stage has no CPU figure.
+const CPU_FD = 3;
+const timed = (script) => `${script}\n__bawa_code=$?\ntimes >&${CPU_FD}\nexit $__bawa_code`;
+const POSIX_SHELL = process.platform !== "win32";
+
+/** The children's user and system seconds of `times`'s output (its second line), if it has them. */
+function childrenCpu(text) {
+  const figures = [...text.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  return figures.length === 4 ? figures[2] + figures[3] : undefined;
+}
+
 function runStage(name, prefixed) {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(scripts[name], {
+    const output = prefixed ? "pipe" : "inherit";
+    const child = spawn(POSIX_SHELL ? timed(scripts[name]) : scripts[name], {
       shell: true,
       cwd: root,
-      stdio: prefixed ? ["ignore", "pipe", "pipe"] : "inherit",
+      stdio: ["ignore", output, output, ...(POSIX_SHELL ? ["pipe"] : [])],
       env: { ...process.env, PATH, npm_lifecycle_event: name, npm_lifecycle_script: scripts[name] },
     });
     if (prefixed) {
@@ -95,10 +112,22 @@ function runStage(name, prefixed) {
         createInterface({ input: stream }).on("line", (line) => out.write(`[${name}] ${line}\n`));
       }
     }
+    let times = "";
+    child.stdio[CPU_FD]?.on("data", (chunk) => {
+      times += chunk;
+    });
     child.on("close", (code, signal) => {
-      const result = { name, seconds: (performance.now() - t0) / 1000, code: code ?? signal ?? 1 };
+      const result = {
+        name,
+        seconds: (performance.now() - t0) / 1000,
+        cpu: childrenCpu(times),
+        code: code ?? signal ?? 1,
+      };
       results.push(result);
-      console.log(`── ${name}: ${result.code === 0 ? "passed" : `failed (${result.code})`} in ${fmt(result.seconds)}`);
+      const cpu = result.cpu === undefined ? "" : `, ${cpuFmt(result.cpu)}`;
+      console.log(
+        `── ${name}: ${result.code === 0 ? "passed" : `failed (${result.code})`} in ${fmt(result.seconds)}${cpu}`,
+      );
       resolve(result);
     });
   });
@@ -113,6 +142,7 @@ async function runLane(lane, prefixed) {
 
 // Whole seconds first: 599.6 s is 10 min 0 s, not 9 min 60 s.
 const fmt = (s) => (s >= 60 ? `${Math.floor(Math.round(s) / 60)} min ${Math.round(s) % 60} s` : `${s.toFixed(1)} s`);
+const cpuFmt = (s) => `${s >= 100 ? Math.round(s) : s.toFixed(1)} CPU-s`;
 
 for (const step of PLAN) {
   const lanes = step.lanes.map((l) => l.filter((n) => !only || only.includes(n))).filter((l) => l.length);
@@ -132,10 +162,20 @@ const width = Math.max(...results.map((r) => r.name.length));
 console.log("\nstage times:");
 for (const r of results) {
   console.log(
-    `  ${r.name.padEnd(width)}  ${fmt(r.seconds).padStart(10)}  ${r.code === 0 ? "passed" : `FAILED (${r.code})`}`,
+    `  ${r.name.padEnd(width)}  ${fmt(r.seconds).padStart(10)}  ${(r.cpu === undefined ? "" : cpuFmt(r.cpu)).padStart(11)}  ${r.code === 0 ? "passed" : `FAILED (${r.code})`}`,
   );
 }
-console.log(`  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  (stages side by side overlap)`);
+// The whole run's CPU against what the machine's cores give in its time: near 100 % a run is
+// CPU-bound, and only less CPU (or more cores) makes it shorter.
+const own = process.cpuUsage();
+const cpu = results.every((r) => r.cpu !== undefined)
+  ? results.reduce((sum, r) => sum + r.cpu, (own.user + own.system) / 1e6)
+  : undefined;
+const cores = availableParallelism();
+const share = cpu === undefined ? "" : `, ${Math.round((100 * cpu) / (cores * total))} % of ${cores} cores`;
+console.log(
+  `  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  ${(cpu === undefined ? "" : cpuFmt(cpu)).padStart(11)}  (stages side by side overlap${share})`,
+);
 console.log(`  on Node.js ${process.version}, ${process.platform}/${process.arch}`);
 if (failed.length) {
   console.error(`\nnpm test: failed: ${failed.map((r) => r.name).join(", ")}`);

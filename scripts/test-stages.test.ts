@@ -1,0 +1,47 @@
+// `npm test`'s summary (scripts/test.mjs) as a person and a CI log read it: each stage's time,
+// CPU and result, the run's CPU against what the cores give, and the exit code a gate reads. The
+// stage run here is the cheapest one that checks nothing of its own: ensure-browser (it has run
+// before the unit lane in `npm test`, so it only finds the browser again).
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../src/paths.ts";
+
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const r = spawnSync(process.execPath, [resolve(PROJECT_ROOT, "scripts/test.mjs"), ...args], {
+    cwd: PROJECT_ROOT,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+};
+
+describe.skipIf(process.platform === "win32")("npm test's stage summary", () => {
+  it("gives each stage's time and CPU, and the run's CPU against its cores", () => {
+    const { code, out } = run(["--only", "ensure-browser"]);
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/^── ensure-browser: passed in \d+\.\d s, \d+\.\d CPU-s$/m);
+    expect(out).toMatch(/^ {2}ensure-browser +\d+\.\d s +\d+\.\d CPU-s {2}passed$/m);
+    expect(out).toMatch(
+      /^ {2}total +\d+\.\d s +\d+\.\d CPU-s {2}\(stages side by side overlap, \d+ % of \d+ cores\)$/m,
+    );
+    expect(out).toContain("npm test: everything passed");
+  });
+
+  it("keeps a failed stage's exit code and exits 1, naming the stage", () => {
+    const { code, out } = run(["--only", "ensure-browser"], {
+      BAWA_CHROMIUM: resolve(PROJECT_ROOT, "no-such-browser"),
+    });
+    expect(code, out).toBe(1);
+    expect(out).toMatch(/^── ensure-browser: failed \(1\) in \d+\.\d s, \d+\.\d CPU-s$/m);
+    expect(out).toMatch(/^ {2}ensure-browser .* FAILED \(1\)$/m);
+    expect(out).toContain("npm test: failed: ensure-browser");
+  });
+
+  it("refuses a stage it does not know with exit 2 and the list of stages", () => {
+    const { code, out } = run(["--only", "lint,nope"]);
+    expect(code, out).toBe(2);
+    expect(out).toContain("unknown stage nope");
+    expect(out).toMatch(/^stages: ensure-browser, build, /m);
+  });
+});
