@@ -1,5 +1,6 @@
 // `npm test`'s summary (scripts/test.mjs) as a person and a CI log read it: each stage's time,
-// CPU and result, the run's CPU against what the cores give, and the exit code a gate reads. The
+// CPU and result, the run's CPU against what the cores give, the host's speed, and the exit code
+// a gate reads. The
 // stage run here is the cheapest one that checks nothing of its own: ensure-browser (it has run
 // before the unit lane in `npm test`, so it only finds the browser again).
 import { spawnSync } from "node:child_process";
@@ -17,7 +18,7 @@ const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
 };
 
 describe.skipIf(process.platform === "win32")("npm test's stage summary", () => {
-  it("gives each stage's time and CPU, and the run's CPU against its cores", () => {
+  it("gives each stage's time and CPU, the run's CPU against its cores, and the host's speed", () => {
     const { code, out } = run(["--only", "ensure-browser"]);
     expect(code, out).toBe(0);
     expect(out).toMatch(/^── ensure-browser: passed in \d+\.\d s, \d+\.\d CPU-s$/m);
@@ -25,6 +26,7 @@ describe.skipIf(process.platform === "win32")("npm test's stage summary", () => 
     expect(out).toMatch(
       /^ {2}total +\d+\.\d s +\d+\.\d CPU-s {2}\(stages side by side overlap, \d+ % of \d+ cores\)$/m,
     );
+    expect(out).toMatch(/^ {2}host check: JSON\.parse of mock-data's first customer \(\d+ bytes\) \d+\.\d µs$/m);
     expect(out).toContain("npm test: everything passed");
   });
 

@@ -144,6 +144,25 @@ async function runLane(lane, prefixed) {
 const fmt = (s) => (s >= 60 ? `${Math.floor(Math.round(s) / 60)} min ${Math.round(s) % 60} s` : `${s.toFixed(1)} s`);
 const cpuFmt = (s) => `${s >= 100 ? Math.round(s) : s.toFixed(1)} CPU-s`;
 
+/**
+ * How fast this machine is at the moment, so a run's times and CPU can be set beside another
+ * run's: the shared machine has run on hosts about 1.7 times apart, and a host's hours differ too.
+ * The work is the one the mock's start-up is made of (JSON.parse of the project's first customer,
+ * the bench's too); the median of five rounds, after every stage, when nothing else runs.
+ */
+function hostCheck() {
+  const file = join(root, "mock-data", "Customer", "DEMO.json");
+  const text = JSON.stringify(JSON.parse(readFileSync(file, "utf8"))[0]);
+  const rounds = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < 5000; i++) JSON.parse(text);
+    rounds.push(((performance.now() - t0) * 1000) / 5000);
+  }
+  const median = rounds.sort((a, b) => a - b)[2];
+  return `host check: JSON.parse of mock-data's first customer (${text.length} bytes) ${median.toFixed(1)} µs`;
+}
+
 for (const step of PLAN) {
   const lanes = step.lanes.map((l) => l.filter((n) => !only || only.includes(n))).filter((l) => l.length);
   if (lanes.length === 0) continue;
@@ -177,6 +196,7 @@ console.log(
   `  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  ${(cpu === undefined ? "" : cpuFmt(cpu)).padStart(11)}  (stages side by side overlap${share})`,
 );
 console.log(`  on Node.js ${process.version}, ${process.platform}/${process.arch}`);
+console.log(`  ${hostCheck()}`);
 if (failed.length) {
   console.error(`\nnpm test: failed: ${failed.map((r) => r.name).join(", ")}`);
   process.exit(1);
