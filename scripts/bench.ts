@@ -43,13 +43,16 @@ import {
 const QUICK = process.env.BENCH_QUICK === "1";
 const BIN = resolve(PROJECT_ROOT, "bin/bawa.js");
 
+/** The file of a seed directory that holds the DEMO database's customers, as the bench writes it. */
+const customersFile = (dir: string) => join(dir, "Customer/DEMO.json");
+
 /**
  * The seed's customers parsed and nothing else: a server that reads the file with the mock's own
  * reader (the built `parseArrayInBatches`, faster than JSON.parse of the file whole), keeps the
  * objects and answers anything. No check against the contract, nothing stored, no OAuth, no routes.
  */
 const parsingScript = (dir: string) =>
-  `import(${JSON.stringify(pathToFileURL(resolve(PROJECT_ROOT, "dist/src/mock/seed.js")).href)}).then(({parseArrayInBatches})=>{const kept=parseArrayInBatches(${JSON.stringify(join(dir, "Customer/DEMO.json"))});require("http").createServer((q,s)=>{q.resume();s.end(String(kept.length))}).listen({port},"127.0.0.1")})`;
+  `import(${JSON.stringify(pathToFileURL(resolve(PROJECT_ROOT, "dist/src/mock/seed.js")).href)}).then(({parseArrayInBatches})=>{const kept=parseArrayInBatches(${JSON.stringify(customersFile(dir))});require("http").createServer((q,s)=>{q.resume();s.end(String(kept.length))}).listen({port},"127.0.0.1")})`;
 
 function seedDir(customers: number): string {
   const dir = mkdtempSync(join(tmpdir(), "bawa-bench-"));
@@ -60,7 +63,7 @@ function seedDir(customers: number): string {
     OrganizationId: 1000 + i,
     Name: `Klant ${i}`,
   }));
-  writeFileSync(join(dir, "Customer/DEMO.json"), JSON.stringify(list));
+  writeFileSync(customersFile(dir), JSON.stringify(list));
   return dir;
 }
 

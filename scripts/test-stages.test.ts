@@ -1,6 +1,5 @@
 // `npm test`'s summary (scripts/test.mjs) as a person and a CI log read it: each stage's time,
-// CPU and result, the run's CPU against what the cores give, the host's speed, and the exit code
-// a gate reads. The
+// CPU and result, how busy the cores were, the host's speed, and the exit code a gate reads. The
 // stage run here is the cheapest one that checks nothing of its own: ensure-browser (it has run
 // before the unit lane in `npm test`, so it only finds the browser again).
 import { spawnSync } from "node:child_process";
@@ -18,13 +17,13 @@ const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
 };
 
 describe.skipIf(process.platform === "win32")("npm test's stage summary", () => {
-  it("gives each stage's time and CPU, the run's CPU against its cores, and the host's speed", () => {
+  it("gives each stage's time and CPU, how busy the cores were, and the host's speed", () => {
     const { code, out } = run(["--only", "ensure-browser"]);
     expect(code, out).toBe(0);
     expect(out).toMatch(/^── ensure-browser: passed in \d+\.\d s, \d+\.\d CPU-s$/m);
     expect(out).toMatch(/^ {2}ensure-browser +\d+\.\d s +\d+\.\d CPU-s {2}passed$/m);
     expect(out).toMatch(
-      /^ {2}total +\d+\.\d s +\d+\.\d CPU-s {2}\(stages side by side overlap, \d+ % of \d+ cores\)$/m,
+      /^ {2}total +\d+\.\d s +\d+\.\d CPU-s {2}\(stages side by side overlap; \d+ cores, busy \d+ % of the run\)$/m,
     );
     expect(out).toMatch(/^ {2}host check: JSON\.parse of mock-data's first customer \(\d+ bytes\) \d+\.\d µs$/m);
     expect(out).toContain("npm test: everything passed");

@@ -15,7 +15,7 @@
 // --serial runs the stages one after the other (a tight machine, a clear log).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { cpus } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -64,6 +64,21 @@ for (const name of only ?? []) {
 /** @type {Array<{ name: string, seconds: number, cpu: number | undefined, code: number | string }>} */
 const results = [];
 const started = performance.now();
+const coresAtStart = cpus();
+
+/** The share of the cores' time spent idle between two readings of `os.cpus()` (none where it has no times). */
+function idleShare(before, after) {
+  let idle = 0;
+  let all = 0;
+  after.forEach((core, i) => {
+    for (const [kind, ms] of Object.entries(core.times)) {
+      const spent = ms - (before[i]?.times[kind] ?? 0);
+      all += spent;
+      if (kind === "idle") idle += spent;
+    }
+  });
+  return all > 0 ? idle / all : undefined;
+}
 
 // Each stage is its package.json script, run as `npm run` runs one (a shell, the project's
 // node_modules/.bin first on PATH) but without npm: an npm process costs about 2 CPU-s, a dozen
@@ -184,16 +199,19 @@ for (const r of results) {
     `  ${r.name.padEnd(width)}  ${fmt(r.seconds).padStart(10)}  ${(r.cpu === undefined ? "" : cpuFmt(r.cpu)).padStart(11)}  ${r.code === 0 ? "passed" : `FAILED (${r.code})`}`,
   );
 }
-// The whole run's CPU against what the machine's cores give in its time: near 100 % a run is
-// CPU-bound, and only less CPU (or more cores) makes it shorter.
+// The stages' CPU (what they and the processes they waited for used), and how busy the machine's
+// cores were through the run (every process on it, and the kernel's work: a browser's helpers its
+// parent left to the system and the loopback's packets are in no stage's figure). Near 100 % a
+// run is CPU-bound, and only less CPU (or more cores) makes it shorter.
 const own = process.cpuUsage();
 const cpu = results.every((r) => r.cpu !== undefined)
   ? results.reduce((sum, r) => sum + r.cpu, (own.user + own.system) / 1e6)
   : undefined;
-const cores = availableParallelism();
-const share = cpu === undefined ? "" : `, ${Math.round((100 * cpu) / (cores * total))} % of ${cores} cores`;
+const idle = idleShare(coresAtStart, cpus());
+const busy =
+  idle === undefined ? "" : `; ${coresAtStart.length} cores, busy ${Math.round(100 * (1 - idle))} % of the run`;
 console.log(
-  `  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  ${(cpu === undefined ? "" : cpuFmt(cpu)).padStart(11)}  (stages side by side overlap${share})`,
+  `  ${"total".padEnd(width)}  ${fmt(total).padStart(10)}  ${(cpu === undefined ? "" : cpuFmt(cpu)).padStart(11)}  (stages side by side overlap${busy})`,
 );
 console.log(`  on Node.js ${process.version}, ${process.platform}/${process.arch}`);
 console.log(`  ${hostCheck()}`);
