@@ -3,7 +3,9 @@
 // stage run here is the cheapest one that checks nothing of its own: ensure-browser (it has run
 // before the unit lane in `npm test`, so it only finds the browser again).
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../src/paths.ts";
 
@@ -37,6 +39,24 @@ describe.skipIf(process.platform === "win32")("npm test's stage summary", () => 
     expect(out).toMatch(/^── ensure-browser: failed \(1\) in \d+\.\d s, \d+\.\d CPU-s$/m);
     expect(out).toMatch(/^ {2}ensure-browser .* FAILED \(1\)$/m);
     expect(out).toContain("npm test: failed: ensure-browser");
+  });
+
+  it("names the signal that ended a stage's script", () => {
+    // A stage's script killed by SIGTERM as it starts (its node process loads this first).
+    const dir = mkdtempSync(join(tmpdir(), "bawa-test-stages-"));
+    try {
+      const die = join(dir, "die.cjs");
+      writeFileSync(
+        die,
+        'if (process.argv[1]?.endsWith("ensure-browser.mjs")) process.kill(process.pid, "SIGTERM");\n',
+      );
+      const { code, out } = run(["--only", "ensure-browser"], { NODE_OPTIONS: `--require "${die}"` });
+      expect(code, out).toBe(1);
+      expect(out).toMatch(/^── ensure-browser: failed \(SIGTERM\) in /m);
+      expect(out).toMatch(/^ {2}ensure-browser .* FAILED \(SIGTERM\)$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a stage it does not know with exit 2 and the list of stages", () => {

@@ -8,14 +8,15 @@
 // mock, the suite, a browser), so two lanes keep a two-core machine busy where
 // one after the other would not.
 // Lines of stages that run at once carry the stage's name. At the end: each
-// stage's time, CPU and result, and exit 1 when any stage failed.
+// stage's time, CPU and result, how busy the cores were, a check of the host's
+// speed, and exit 1 when any stage failed.
 //
 //   node scripts/test.mjs [--serial] [--only stage,stage]
 //
 // --serial runs the stages one after the other (a tight machine, a clear log).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { constants, cpus } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -103,6 +104,12 @@ const CPU_FD = 3;
 const timed = (script) => `${script}\n__bawa_code=$?\ntimes >&${CPU_FD}\nexit $__bawa_code`;
 const POSIX_SHELL = process.platform !== "win32";
 
+/** The signal that ended a stage's script, from the shell's status for it (128 + its number). */
+const signalOf = (code) =>
+  POSIX_SHELL && code > 128
+    ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0]
+    : undefined;
+
 /** The children's user and system seconds of `times`'s output (its second line), if it has them. */
 function childrenCpu(text) {
   const figures = [...text.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
@@ -136,7 +143,7 @@ function runStage(name, prefixed) {
         name,
         seconds: (performance.now() - t0) / 1000,
         cpu: childrenCpu(times),
-        code: code ?? signal ?? 1,
+        code: signalOf(code) ?? code ?? signal ?? 1,
       };
       results.push(result);
       const cpu = result.cpu === undefined ? "" : `, ${cpuFmt(result.cpu)}`;
@@ -163,7 +170,7 @@ const cpuFmt = (s) => `${s >= 100 ? Math.round(s) : s.toFixed(1)} CPU-s`;
  * How fast this machine is at the moment, so a run's times and CPU can be set beside another
  * run's: the shared machine has run on hosts about 1.7 times apart, and a host's hours differ too.
  * The work is the one the mock's start-up is made of (JSON.parse of the project's first customer,
- * the bench's too); the median of five rounds, after every stage, when nothing else runs.
+ * the bench's too); the median of five rounds, after the last stage, when nothing else runs.
  */
 function hostCheck() {
   const file = join(root, "mock-data", "Customer", "DEMO.json");
@@ -200,9 +207,9 @@ for (const r of results) {
   );
 }
 // The stages' CPU (what they and the processes they waited for used), and how busy the machine's
-// cores were through the run (every process on it, and the kernel's work: a browser's helpers its
-// parent left to the system and the loopback's packets are in no stage's figure). Near 100 % a
-// run is CPU-bound, and only less CPU (or more cores) makes it shorter.
+// cores were through the run (every process on it, and the kernel's work: a browser's renderers
+// are in no stage's figure, their parents leave them to the system). Near 100 % a run is
+// CPU-bound, and only less CPU (or more cores) makes it shorter.
 const own = process.cpuUsage();
 const cpu = results.every((r) => r.cpu !== undefined)
   ? results.reduce((sum, r) => sum + r.cpu, (own.user + own.system) / 1e6)
