@@ -16,11 +16,12 @@
 // --serial runs the stages one after the other (a tight machine, a clear log).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { constants, cpus } from "node:os";
+import { cpus } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { CPU_FD, childrenCpu, idleShare, POSIX_SHELL, signalOf, stageCommand } from "./stage-cpu.mjs";
 
 /**
  * Stages are npm scripts of package.json; lanes run at once, each stage of a
@@ -67,20 +68,6 @@ const results = [];
 const started = performance.now();
 const coresAtStart = cpus();
 
-/** The share of the cores' time spent idle between two readings of `os.cpus()` (none where it has no times). */
-function idleShare(before, after) {
-  let idle = 0;
-  let all = 0;
-  after.forEach((core, i) => {
-    for (const [kind, ms] of Object.entries(core.times)) {
-      const spent = ms - (before[i]?.times[kind] ?? 0);
-      all += spent;
-      if (kind === "idle") idle += spent;
-    }
-  });
-  return all > 0 ? idle / all : undefined;
-}
-
 // Each stage is its package.json script, run as `npm run` runs one (a shell, the project's
 // node_modules/.bin first on PATH) but without npm: an npm process costs about 2 CPU-s, a dozen
 // of them a run. npm's own variables come with this process's environment (npm test set them).
@@ -96,32 +83,17 @@ for (const name of known) {
 }
 
 // A stage's CPU says what it costs better than its time, which follows what runs beside it (a
-// two-core machine gives 120 CPU-s a minute, and npm test is CPU-bound). The shell's `times` after
-// the script (POSIX) gives the user and system time of every process the shell waited for, with
-// the ones they waited for (the suite's workers, its browsers), on a pipe of its own. Where the
-// shell has no `times` (cmd.exe) a stage has no CPU figure.
-const CPU_FD = 3;
-const timed = (script) => `${script}\n__bawa_code=$?\ntimes >&${CPU_FD}\nexit $__bawa_code`;
-const POSIX_SHELL = process.platform !== "win32";
-
-/** The signal that ended a stage's script, from the shell's status for it (128 + its number). */
-const signalOf = (code) =>
-  POSIX_SHELL && code > 128
-    ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0]
-    : undefined;
-
-/** The children's user and system seconds of `times`'s output (its second line), if it has them. */
-function childrenCpu(text) {
-  const figures = [...text.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
-  return figures.length === 4 ? figures[2] + figures[3] : undefined;
-}
-
+// two-core machine gives 120 CPU-s a minute, and npm test is CPU-bound): the shell's `times` after
+// the script gives the user and system time of every process the shell waited for, with the ones
+// they waited for (the suite's workers, its browsers), on a pipe of its own (scripts/stage-cpu.mjs,
+// decision 0038). Where the shell has no `times` (cmd.exe) a stage has no CPU figure.
 function runStage(name, prefixed) {
   return new Promise((resolve) => {
     const t0 = performance.now();
     const output = prefixed ? "pipe" : "inherit";
-    const child = spawn(POSIX_SHELL ? timed(scripts[name]) : scripts[name], {
-      shell: true,
+    const { file, args, shell } = stageCommand(scripts[name]);
+    const child = spawn(file, args, {
+      shell,
       cwd: root,
       stdio: ["ignore", output, output, ...(POSIX_SHELL ? ["pipe"] : [])],
       env: { ...process.env, PATH, npm_lifecycle_event: name, npm_lifecycle_script: scripts[name] },
@@ -170,19 +142,27 @@ const cpuFmt = (s) => `${s >= 100 ? Math.round(s) : s.toFixed(1)} CPU-s`;
  * How fast this machine is at the moment, so a run's times and CPU can be set beside another
  * run's: the shared machine has run on hosts about 1.7 times apart, and a host's hours differ too.
  * The work is the one the mock's start-up is made of (JSON.parse of the project's first customer,
- * the bench's too); the median of five rounds, after the last stage, when nothing else runs.
+ * the bench's too), in nine rounds after the last stage, when nothing else runs: their median and
+ * range (a wide range says the machine was not quiet). A file that can not be read gives no figure,
+ * never a failed run.
  */
 function hostCheck() {
-  const file = join(root, "mock-data", "Customer", "DEMO.json");
-  const text = JSON.stringify(JSON.parse(readFileSync(file, "utf8"))[0]);
-  const rounds = [];
-  for (let r = 0; r < 5; r++) {
-    const t0 = performance.now();
-    for (let i = 0; i < 5000; i++) JSON.parse(text);
-    rounds.push(((performance.now() - t0) * 1000) / 5000);
+  const ROUNDS = 9;
+  const PARSES = 2000;
+  try {
+    const text = JSON.stringify(JSON.parse(readFileSync(join(root, "mock-data", "Customer", "DEMO.json"), "utf8"))[0]);
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < PARSES; i++) JSON.parse(text);
+      rounds.push(((performance.now() - t0) * 1000) / PARSES);
+    }
+    rounds.sort((a, b) => a - b);
+    const µs = (n) => n.toFixed(1);
+    return `host check: JSON.parse of mock-data's first customer (${Buffer.byteLength(text)} bytes) ${µs(rounds[(ROUNDS - 1) / 2])} µs (${µs(rounds[0])}–${µs(rounds[ROUNDS - 1])} over ${ROUNDS} rounds)`;
+  } catch (err) {
+    return `host check: none (${err.message})`;
   }
-  const median = rounds.sort((a, b) => a - b)[2];
-  return `host check: JSON.parse of mock-data's first customer (${text.length} bytes) ${median.toFixed(1)} µs`;
 }
 
 for (const step of PLAN) {
@@ -207,9 +187,10 @@ for (const r of results) {
   );
 }
 // The stages' CPU (what they and the processes they waited for used), and how busy the machine's
-// cores were through the run (every process on it, and the kernel's work: a browser's renderers
-// are in no stage's figure, their parents leave them to the system). Near 100 % a run is
-// CPU-bound, and only less CPU (or more cores) makes it shorter.
+// cores were through the run (every process on it, ours or not, and the kernel's work but for what
+// libuv leaves out: iowait, softirq, steal). A browser's renderers are in no stage's figure (their
+// parents leave them to the system) but in the busy share. Near 100 % a run is CPU-bound, and only
+// less CPU (or more cores) makes it shorter.
 const own = process.cpuUsage();
 const cpu = results.every((r) => r.cpu !== undefined)
   ? results.reduce((sum, r) => sum + r.cpu, (own.user + own.system) / 1e6)
