@@ -1,11 +1,8 @@
-/** Where the stage's shell has `times` (every platform but Windows). */
-export const POSIX_SHELL: boolean;
-
 /** The descriptor the outer shell writes `times` to. */
 export const CPU_FD: number;
 
-/** How to spawn a stage's script: through the wrapper that reads its CPU where the shell has `times`. */
-export function stageCommand(script: string): { file: string; args: string[]; shell: boolean };
+/** How to spawn a stage's script: through the wrapper that reads its CPU where the shell has `times` (then `cpuPipe`: stdio's entry CPU_FD a pipe). */
+export function stageCommand(script: string): { file: string; args: string[]; shell: boolean; cpuPipe: boolean };
 
 /** The children's user and system seconds of `times`'s output, or undefined when it has no such line. */
 export function childrenCpu(text: string): number | undefined;

@@ -3,7 +3,7 @@
 import { constants } from "node:os";
 
 /** Where the stage's shell has `times` (every platform Node.js runs scripts on but Windows, whose cmd.exe has none). */
-export const POSIX_SHELL = process.platform !== "win32";
+const POSIX_SHELL = process.platform !== "win32";
 
 /** The descriptor the outer shell writes `times` to: a pipe of npm test's own. */
 export const CPU_FD = 3;
@@ -19,15 +19,16 @@ __bawa_code=$?
 exit "$__bawa_code"`;
 
 /**
- * How to spawn a stage's script: through the wrapper above where the shell has `times`; else as
- * `spawn(script, { shell: true })` runs it (the shell's CPU then unknown).
+ * How to spawn a stage's script: through the wrapper above where the shell has `times`, with the
+ * pipe it writes them to as `cpuPipe` (stdio's entry CPU_FD); else as `spawn(script, { shell:
+ * true })` runs it, with no pipe (the CPU then unknown).
  * @param {string} script
- * @returns {{ file: string, args: string[], shell: boolean }}
+ * @returns {{ file: string, args: string[], shell: boolean, cpuPipe: boolean }}
  */
 export function stageCommand(script) {
   return POSIX_SHELL
-    ? { file: "/bin/sh", args: ["-c", WRAPPER, "sh", script], shell: false }
-    : { file: script, args: [], shell: true };
+    ? { file: "/bin/sh", args: ["-c", WRAPPER, "sh", script], shell: false, cpuPipe: true }
+    : { file: script, args: [], shell: true, cpuPipe: false };
 }
 
 /**

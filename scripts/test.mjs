@@ -21,7 +21,7 @@ import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CPU_FD, childrenCpu, idleShare, POSIX_SHELL, signalOf, stageCommand } from "./stage-cpu.mjs";
+import { CPU_FD, childrenCpu, idleShare, signalOf, stageCommand } from "./stage-cpu.mjs";
 
 /**
  * Stages are npm scripts of package.json; lanes run at once, each stage of a
@@ -83,19 +83,17 @@ for (const name of known) {
 }
 
 // A stage's CPU says what it costs better than its time, which follows what runs beside it (a
-// two-core machine gives 120 CPU-s a minute, and npm test is CPU-bound): the shell's `times` after
-// the script gives the user and system time of every process the shell waited for, with the ones
-// they waited for (the suite's workers, its browsers), on a pipe of its own (scripts/stage-cpu.mjs,
-// decision 0038). Where the shell has no `times` (cmd.exe) a stage has no CPU figure.
+// two-core machine gives 120 CPU-s a minute, and npm test is CPU-bound): how it is read is
+// scripts/stage-cpu.mjs's (decision 0038).
 function runStage(name, prefixed) {
   return new Promise((resolve) => {
     const t0 = performance.now();
     const output = prefixed ? "pipe" : "inherit";
-    const { file, args, shell } = stageCommand(scripts[name]);
+    const { file, args, shell, cpuPipe } = stageCommand(scripts[name]);
     const child = spawn(file, args, {
       shell,
       cwd: root,
-      stdio: ["ignore", output, output, ...(POSIX_SHELL ? ["pipe"] : [])],
+      stdio: ["ignore", output, output, ...(cpuPipe ? ["pipe"] : [])],
       env: { ...process.env, PATH, npm_lifecycle_event: name, npm_lifecycle_script: scripts[name] },
     });
     if (prefixed) {
