@@ -11,7 +11,7 @@ import type { Entry } from "../mock/core/request-log.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
-import { requestLine } from "./request-lines.ts";
+import { printable, requestLine } from "./request-lines.ts";
 
 const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
 
@@ -35,6 +35,28 @@ describe("a request's line", () => {
       `2026-11-24T09:30:00.000Z POST /${"p".repeat(99)}... -> 400 (1.3 ms) ${"x".repeat(160)} [ignored: Foo, Bar]` +
         "\n    ✗ DATA-JSON body: expected an object\n    ✗ ERR-400 status: expected 400, found 500",
     );
+  });
+});
+
+describe("a line of what a request chose", () => {
+  it("shows a terminal's control characters as escapes: a request can not clear the screen or forge a line", () => {
+    const forged = "2026-11-30T01:00:00.000Z POST /__mock/reset -> 200 (0.1 ms)";
+    const line = requestLine({
+      ...entry,
+      path: "/v1/api/\u001b[2J/CustomerInfoList",
+      problem: `No application is registered with client_id \u001b]0;OWNED\u0007\n${forged}`,
+      ignored: ["x\r\nSet-Cookie: evil=1", "\u202etxt.exe", "\u0085"],
+      violations: [{ requirement: "DATA-JSON", where: "body.\u001bc", expected: "an object", found: "\u009b31m" }],
+    });
+    expect(line).toBe(
+      "2026-11-24T09:30:00.000Z POST /v1/api/\\x1b[2J/CustomerInfoList -> 400 (1.3 ms) " +
+        `No application is registered with client_id \\x1b]0;OWNED\\x07\\x0a${forged} ` +
+        "[ignored: x\\x0d\\x0aSet-Cookie: evil=1, \\u202etxt.exe, \\x85]" +
+        "\n    ✗ DATA-JSON body.\\x1bc: expected an object, found \\x9b31m",
+    );
+    // One line per request, and one more per broken rule: nothing the request sent breaks a line.
+    expect(line.split("\n")).toHaveLength(2);
+    expect(printable("Zeist é 東京 𝄞")).toBe("Zeist é 東京 𝄞");
   });
 });
 

@@ -26,15 +26,39 @@ function lineTime(ms: number): string {
   return `${secondText}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
 }
 
+/**
+ * What a terminal would act on instead of showing: C0 and C1 controls (ESC starts a sequence that
+ * clears the screen, sets the title or the clipboard; CR and LF forge lines), DEL, the line and
+ * paragraph separators and the bidirectional overrides and isolates (which reorder what follows).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, "g");
+
+/**
+ * `text` as a line can show it: each character a terminal would act on written as its escape
+ * (`\x1b`, `\u202e`). A line's path, problem and ignored names come from the request: anyone who
+ * can reach the mock (a web page's <img> among them) chooses them, and must not write to the
+ * terminal of whoever reads the log.
+ */
+export function printable(text: string): string {
+  if (!UNPRINTABLE.test(text)) return text;
+  return text.replace(UNPRINTABLE_ALL, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
+  });
+}
+
 /** The printed line of one request (without its newline). */
 export function requestLine(e: Entry): string {
   const path = e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path;
-  let line = `${lineTime(e.at)} ${e.method} ${path} -> ${e.status} (${e.ms.toFixed(1)} ms)`;
-  if (e.problem) line += ` ${e.problem.slice(0, 160)}`;
-  if (e.ignored) line += ` [ignored: ${e.ignored.join(", ")}]`;
+  let line = `${lineTime(e.at)} ${e.method} ${printable(path)} -> ${e.status} (${e.ms.toFixed(1)} ms)`;
+  if (e.problem) line += ` ${printable(e.problem.slice(0, 160))}`;
+  if (e.ignored) line += ` [ignored: ${printable(e.ignored.join(", "))}]`;
   // Rules an answer broke, as bawa proxy judged it: one indented line each.
   for (const v of e.violations ?? []) {
-    line += `\n    ✗ ${v.requirement} ${v.where}: expected ${v.expected}${v.found === undefined ? "" : `, found ${v.found}`}`;
+    const found = v.found === undefined ? "" : `, found ${v.found}`;
+    line += `\n    ✗ ${v.requirement} ${printable(`${v.where}: expected ${v.expected}${found}`)}`;
   }
   return line;
 }
