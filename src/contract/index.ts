@@ -4,6 +4,7 @@ import { XmlMapping } from "./xml.ts";
 
 export * from "./bounds.ts";
 export * from "./contract.ts";
+export * from "./numbers.ts";
 export * from "./resources.ts";
 export * from "./xml.ts";
 

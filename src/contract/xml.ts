@@ -3,7 +3,8 @@
 // property name, child order from `properties`, value types from `type`.
 import { createRequire } from "node:module";
 import type { X2jOptions, XMLParser } from "fast-xml-parser";
-import type { JsonSchema, OpenApiDocument } from "./contract.ts";
+import type { JsonSchema, OpenApiDocument, Problem } from "./contract.ts";
+import { lostDigits, readsExactly } from "./numbers.ts";
 
 let fxp: typeof import("fast-xml-parser") | undefined;
 /**
@@ -97,9 +98,10 @@ export class XmlMapping {
    * Reads an XML document into the JSON value the named schema describes.
    * Text is converted to the schema's types where it can be; where it can
    * not, the text is kept so that schema validation names the field.
-   * A DTD is refused, so no entity is ever expanded or fetched.
+   * A DTD is refused, so no entity is ever expanded or fetched. A number 64 bits do not keep as
+   * written is read all the same, and its problem added to `lost` when given (numbers.ts).
    */
-  parse(schemaName: string, xml: string): unknown {
+  parse(schemaName: string, xml: string, lost?: Problem[]): unknown {
     if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
       throw new XmlError("XML with a document type declaration (DTD) is not accepted");
     }
@@ -123,7 +125,7 @@ export class XmlMapping {
     const want = this.rootName(schemaName);
     const got = elementName(root);
     if (got !== want) throw new XmlError(`XML root element must be <${want}>, not <${got}>`);
-    return this.#value(root, this.#named(schemaName));
+    return this.#value(root, this.#named(schemaName), "", lost);
   }
 
   #untyped(node: Node): unknown {
@@ -135,7 +137,8 @@ export class XmlMapping {
     return Object.fromEntries(elements.map((c) => [elementName(c), this.#untyped(c)]));
   }
 
-  #value(node: Node, schema: Schema): unknown {
+  /** The value of `node`, which sits at `path` (`Addresses.0.City`, as a Problem names a field). */
+  #value(node: Node, schema: Schema, path: string, lost: Problem[] | undefined): unknown {
     const s = this.#resolve(schema);
     const attrs = (node[":@"] ?? {}) as Record<string, string>;
     if (attrs["@_nil"] === "true") return null;
@@ -143,7 +146,7 @@ export class XmlMapping {
     const types = [s.type].flat().filter((t): t is string => typeof t === "string");
     if (types.includes("array")) {
       const items = s.items ?? {};
-      return children.filter(isElement).map((c) => this.#value(c, items));
+      return children.filter(isElement).map((c, i) => this.#value(c, items, pathTo(path, String(i)), lost));
     }
     if (types.includes("object") || s.properties) {
       const out: Record<string, unknown> = {};
@@ -157,7 +160,7 @@ export class XmlMapping {
         const propSchema = props[key] ?? extra;
         // A-UNKNOWN-PROPERTIES: elements the contract does not name are read untyped, for
         // whoever binds the value to tell which were ignored.
-        out[key] = propSchema ? this.#value(child, propSchema) : this.#untyped(child);
+        out[key] = propSchema ? this.#value(child, propSchema, pathTo(path, key), lost) : this.#untyped(child);
       }
       return out;
     }
@@ -168,14 +171,19 @@ export class XmlMapping {
     }
     const text = decodeEntities(children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join(""));
     if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
-    if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim())) {
-      return Number(text.trim());
+    const number = text.trim();
+    if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(number)) {
+      const value = Number(number);
+      if (lost && !readsExactly(number, value)) lost.push(lostDigits(path, number, value));
+      return value;
     }
     return text;
   }
 }
 
 type Node = Record<string, unknown> & { ":@"?: Record<string, string> };
+
+const pathTo = (path: string, name: string) => (path ? `${path}.${name}` : name);
 
 /** Elements nested deeper than this are refused; JSON bodies have the same limit (A-LIMITS). */
 export const MAX_XML_DEPTH = 10;

@@ -296,6 +296,82 @@ describe("the status rules of the service description", () => {
   });
 
   it.each([
+    [
+      "more digits than 64 bits keep",
+      "application/json",
+      '"CreditLimit": 12345678901234567.89',
+      "CreditLimit",
+      "12345678901234567.89 would be stored as 12345678901234568",
+    ],
+    [
+      "a fraction of 19 digits",
+      "application/json",
+      '"CreditLimit": 0.1234567890123456789',
+      "CreditLimit",
+      "0.1234567890123456789 would be stored as 0.12345678901234568",
+    ],
+    [
+      "one past .NET's largest decimal",
+      "application/json",
+      '"CreditLimit": 79228162514264337593543950336',
+      "CreditLimit",
+      "79228162514264337593543950336 would be stored as 7.922816251426434e+28",
+    ],
+    [
+      "a number past 64 bits",
+      "application/json",
+      '"DiscountPercentage": 1E400',
+      "DiscountPercentage",
+      "can not be kept: 1E400 is beyond the largest number the mock keeps",
+    ],
+    [
+      "a name in camelCase",
+      "application/json",
+      '"creditLimit": 0.1000000000000000055511151231257827',
+      "creditLimit",
+      "would be stored as 0.1 ",
+    ],
+    [
+      "XML",
+      "application/xml",
+      "<CreditLimit>12345678901234567.89</CreditLimit>",
+      "CreditLimit",
+      "would be stored as 12345678901234568",
+    ],
+  ])(
+    "rule 3: a decimal with %s is 400 naming the field and what it would become, never stored changed",
+    (_name, type, property, field, message) => {
+      const { mock, auth } = freshMock();
+      const json = type === "application/json";
+      const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+        headers: { ...auth, "content-type": type },
+        body: json ? `{"Name": "Exact", ${property}}` : `<Customer><Name>Exact</Name>${property}</Customer>`,
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.meta?.code).toBe("body.invalid");
+      const said = res.json().ModelState[`customer.${field}`] as string[];
+      expect(said[0]).toContain(`${field} can not be kept`);
+      expect(said[0]).toContain(message);
+      expect(mock.ctx.store.list("Customer", "DEMO").some((c) => c.Name === "Exact")).toBe(false);
+    },
+  );
+
+  it("rule 3: a decimal 64 bits keep is stored however it is written, and a long number in a string or an ignored property is no reason to refuse", () => {
+    const { mock, auth } = freshMock();
+    const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+      headers: { ...auth, ...JSON_BODY },
+      body: '{"Name": "1234567890123456789012", "CreditLimit": 1234.5600000000000000, "DiscountPercentage": 0.30000000000000004, "Unknown": 0.1234567890123456789}',
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toMatchObject({
+      Name: "1234567890123456789012",
+      CreditLimit: 1234.56,
+      DiscountPercentage: 0.30000000000000004,
+    });
+    expect(res.headers["x-bawa-ignored-properties"]).toBe("Unknown");
+  });
+
+  it.each([
     ["no Authorization header", {}, 'Bearer realm="bawa"'],
     ["another scheme", { authorization: "Basic ZGVtbzpkZW1v" }, 'Bearer realm="bawa"'],
     ["an unknown token", { authorization: "Bearer not-a-token" }, 'error="invalid_token"'],

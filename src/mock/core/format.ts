@@ -1,7 +1,16 @@
 // Content negotiation (A-MEDIA-TYPES) and the encoding of answers and errors.
 
 import { isAscii, isUtf8 } from "node:buffer";
-import { type CompiledContract, type Operation, type Problem, XmlError } from "../../contract/index.ts";
+import {
+  type CompiledContract,
+  isNumberPart,
+  jsonMayLoseDigits,
+  lostDigits,
+  type Operation,
+  type Problem,
+  readsExactly,
+  XmlError,
+} from "../../contract/index.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { type AnswerMeta, type Encoded, encodedOf, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
@@ -193,7 +202,17 @@ export function problem(
  * A decoded body, or the error answer. `plain`: the JSON text holds no character XML 1.0 can not
  * carry, written or escaped, so no string in the value does (the check of each is then skipped).
  */
-export type Decoded = { ok: true; value: unknown; plain: boolean } | { ok: false; response: MockResponse };
+export type Decoded =
+  | {
+      ok: true;
+      value: unknown;
+      plain: boolean;
+      /** Numbers the body gave that 64 bits do not keep as written, each naming its path (numbers.ts). */
+      lost: readonly Problem[];
+    }
+  | { ok: false; response: MockResponse };
+
+const NONE_LOST: readonly Problem[] = Object.freeze([]);
 
 /** Characters XML 1.0 certainly carries (BMP, no surrogate, no control character but tab and newlines). */
 export const PLAIN_XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]*$/;
@@ -231,9 +250,11 @@ export function decodeBody(
   let value: unknown;
   let plain = false;
   let escaped = false;
+  let lost = NONE_LOST;
   try {
     if (format.kind === "json") {
       value = JSON.parse(text.text);
+      if (jsonMayLoseDigits(text.text)) lost = numbersLost(text.text);
       // Escapes (\u0001, \b, \f) write characters the text itself does not show: a text with a
       // backslash is checked string by string. JSON.parse refuses a raw control character in a
       // string, so ASCII text with no backslash holds only characters XML carries.
@@ -247,7 +268,9 @@ export function decodeBody(
           `The XML declaration names the encoding ${declared.slice(0, 40)}: send UTF-8 (encoding="utf-8").`,
         );
       }
-      value = contract.xml.parse(schemaName, text.text);
+      const found: Problem[] = [];
+      value = contract.xml.parse(schemaName, text.text, found);
+      if (found.length > 0) lost = found;
       if (!a.ctx.rules.xmlReadsBooleans && typeof value === "object" && value !== null) {
         // The fault xml-booleans-ignored: an XML body's true/false elements are dropped, as if absent.
         value = Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v !== "boolean"));
@@ -272,7 +295,7 @@ export function decodeBody(
       return fail(400, `The request body gives the property ${twice} twice; give each property once.`);
     }
   }
-  return { ok: true, value, plain };
+  return { ok: true, value, plain, lost };
 }
 
 /**
@@ -305,6 +328,31 @@ function colonsIn(s: string): number {
 
 /** The first name given twice in one object of a JSON text JSON.parse read, as a path. */
 function firstRepeated(text: string): string | undefined {
+  return walkJson(text, { name: (repeated) => repeated });
+}
+
+/** The numbers of a JSON text JSON.parse read that 64 bits do not keep as written, each a problem naming its path. */
+function numbersLost(text: string): Problem[] {
+  const lost: Problem[] = [];
+  walkJson(text, {
+    number: (path, token) => {
+      const value = Number(token);
+      if (!readsExactly(token, value)) lost.push(lostDigits(path, token, value));
+    },
+  });
+  return lost;
+}
+
+/**
+ * Walks a JSON text JSON.parse read: `on.name` is called with each property name (whether its
+ * object gave it before), `on.number` with each number and its path (`Addresses.0.City`, as a
+ * Problem names a field). The walk stops at the first name `on.name` returns true for, and returns
+ * that name's path.
+ */
+function walkJson(
+  text: string,
+  on: { name?: (repeated: boolean) => boolean; number?: (path: string, token: string) => void },
+): string | undefined {
   // One frame per open object or array: an object's names so far and the one being read, an
   // array's index; each frame's path is where it sits.
   const frames: Array<{ names: Set<string> | undefined; name: string; index: number; path: string }> = [];
@@ -326,11 +374,17 @@ function firstRepeated(text: string): string | undefined {
       while (next < text.length && " \t\n\r".includes(text[next]!)) next++;
       if (top?.names && text.charCodeAt(next) === 0x3a) {
         const name = JSON.parse(text.slice(i, end + 1)) as string;
-        if (top.names.has(name)) return inner(name);
+        if (on.name?.(top.names.has(name))) return inner(name);
         top.names.add(name);
         top.name = name;
       }
       i = end;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      // A number: digits, sign, dot and exponent up to what ends it (JSON.parse read it as valid).
+      let end = i + 1;
+      while (end < text.length && isNumberPart(text.charCodeAt(end))) end++;
+      on.number?.(here(), text.slice(i, end));
+      i = end - 1;
     } else if (c === 0x7b || c === 0x5b) {
       frames.push({ names: c === 0x7b ? new Set() : undefined, name: "", index: 0, path: here() });
     } else if (c === 0x7d || c === 0x5d) {
