@@ -17,6 +17,7 @@ import { Scenarios } from "./core/scenarios.ts";
 import { dashboardRoutes } from "./dashboard/routes.ts";
 import { SWITCHES } from "./faults/index.ts";
 import { DataDir, type DataDirOptions } from "./node/data-dir.ts";
+import { heapRoom } from "./node/memory.ts";
 import { DEFAULT_SEED_DIR, loadSeed, type SeedOptions } from "./seed.ts";
 
 /** What GET /__mock/stats answers: how much each store holds, and the process's memory. */
@@ -56,6 +57,8 @@ export interface BuildOptions {
   config?: Partial<MockConfig>;
   contract?: CompiledContract;
   clock?: MovableClock;
+  /** Whether the process has room for a write (default: a look at the heap, src/mock/node/memory.ts). */
+  room?: (bytes: number) => string | undefined;
 }
 
 /** The whole mock, in process: call `handle()` directly or put it behind `listen()`. */
@@ -133,6 +136,7 @@ export function buildMock(options: BuildOptions = {}): BawaMock {
     },
     ...(options.config ? { config: options.config } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    room: options.room ?? heapRoom(),
   });
   if (dataDir) {
     const apply = (c: Change) => {

@@ -37,6 +37,8 @@ export { DEFAULT_CONFIG } from "./router.ts";
 
 export interface MockOptions {
   config?: Partial<MockConfig>;
+  /** Whether the process has room for a write (MockContext.room). */
+  room?: MockContext["room"];
   seed?: Seed;
   /** Records acknowledged changes (a data directory). */
   journal?: Journal;
@@ -77,6 +79,7 @@ export function createMock(options: MockOptions): Mock {
     tokens: options.tokens,
     rules: scenarios.rules,
     allowedOrigins: options.allowedOrigins ?? (() => []),
+    room: options.room,
   };
   // The data API: every operation of the contract's resource model (resources.ts).
   const apiRoutes = resourceRoutes(contract.resources, contract.doc);

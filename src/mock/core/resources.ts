@@ -234,22 +234,28 @@ function readObject(op: Operation): Next {
   };
 }
 
+/** A write the store can not take (a cap of A-LIMITS, the process's memory): 400 naming why. */
+const refused = (req: RoutedRequest, field: string, reason: string) =>
+  problem(
+    req,
+    400,
+    "The request is invalid.",
+    [{ field, message: reason }],
+    {},
+    {
+      code: "resource.refused" satisfies ResourceCode,
+    },
+  );
+
 function createObject(op: Operation): Next {
   const c = op.collection;
   return (req, db) => {
     const input = readBody(req, op, db);
     if (!input.ok) return input.response;
+    const full = req.ctx.room?.(req.body?.length ?? 0);
+    if (full !== undefined) return refused(req, "", full);
     const created = req.ctx.store.create(c.name, db, input.object);
-    if (!created.ok) {
-      return problem(
-        req,
-        400,
-        "The request is invalid.",
-        [{ field: created.field, message: created.reason }],
-        {},
-        { code: "resource.refused" satisfies ResourceCode },
-      );
-    }
+    if (!created.ok) return refused(req, created.field, created.reason);
     return stored(req, c.schema, created.object, sentInVain(input, created.object), "resource.created");
   };
 }
@@ -268,6 +274,8 @@ function updateObject(op: Operation): Next {
     const id = req.params[op.idParam!]!;
     const input = readBody(req, op, db, id);
     if (!input.ok) return input.response;
+    const full = req.ctx.room?.(req.body?.length ?? 0);
+    if (full !== undefined) return refused(req, "", full);
     const { store, rules } = req.ctx;
     const before = rules.putFillsDefaults ? undefined : store.get(c.name, db, id);
     // Without the rule, what the body left out keeps the value it had (a merge, not a replace).

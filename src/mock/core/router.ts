@@ -53,6 +53,11 @@ export interface MockContext {
   rules: Rules;
   /** The origins a browser page may call from (CORS, A-CORS). */
   allowedOrigins(): AllowedOrigins;
+  /**
+   * Whether the process has room for a write of a body of `bytes`: the reason it has not, else
+   * undefined (the adapter's look at its heap, src/mock/node/memory.ts; none in a test's mock).
+   */
+  room?: ((bytes: number) => string | undefined) | undefined;
 }
 
 export interface RoutedRequest extends MockRequest {

@@ -1,5 +1,5 @@
 // The mock's heap after start: collected once the seed is in, then kept close to what it holds.
-import { setFlagsFromString } from "node:v8";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 let gc: (() => void) | undefined;
@@ -45,4 +45,47 @@ export function keepHeapSettled(): void {
   setTimeout(settle, 1000).unref();
   const timer = setInterval(settle, 60_000);
   timer.unref();
+}
+
+/** The share of the heap's limit live data may fill before writes are refused (A-LIMITS). */
+export const WRITES_UP_TO_HEAP_SHARE = 0.7;
+/** Bytes of bodies written between two looks at the heap: the most a look can miss. */
+const LOOK_EVERY_BYTES = 4 * 2 ** 20;
+/** The least time between two collections made to see what is live (each pauses the mock). */
+const COLLECT_EVERY_MS = 5_000;
+
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+/**
+ * Whether the mock has room for a write of `bytes`, for MockContext.room: the reason it has not,
+ * else undefined. The caps of A-LIMITS count objects, and one client with a token could fill the
+ * heap with objects of half a megabyte each (50 addresses, every text at its longest in 4-byte
+ * characters) until the process died with every client's data in it; so past a share of the
+ * heap's limit, creates and replacements are refused (reads and deletes go on). The heap is
+ * looked at once per LOOK_EVERY_BYTES of bodies (a look costs about a microsecond; most writes
+ * make none). Past the share, garbage may be most of it: a collection shows what is live, at
+ * most once per COLLECT_EVERY_MS, and each write looks again, so room made by deletes is seen.
+ */
+export function heapRoom(
+  limit = getHeapStatistics().heap_size_limit,
+  share = WRITES_UP_TO_HEAP_SHARE,
+): (bytes: number) => string | undefined {
+  let written = 0;
+  let full = false;
+  let collected = Number.NEGATIVE_INFINITY;
+  return (bytes) => {
+    written += bytes;
+    if (!full && written < LOOK_EVERY_BYTES) return undefined;
+    written = 0;
+    let used = getHeapStatistics().used_heap_size;
+    if (used >= limit * share && Date.now() - collected >= COLLECT_EVERY_MS) {
+      collectGarbage();
+      collected = Date.now();
+      used = getHeapStatistics().used_heap_size;
+    }
+    full = used >= limit * share;
+    return full
+      ? `the mock holds ${mb(used)} MB, near the most its heap keeps (${Math.round(share * 100)} % of ${mb(limit)} MB, A-LIMITS): delete objects, or POST /__mock/reset, or start it with more (NODE_OPTIONS=--max-old-space-size=<MB>)`
+      : undefined;
+  };
 }
