@@ -132,7 +132,7 @@ export class XmlMapping {
     const children = (node[elementName(node)] ?? []) as Node[];
     const elements = children.filter(isElement);
     if (elements.length === 0) {
-      return decodeEntities(children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join(""));
+      return textOf(children);
     }
     return Object.fromEntries(elements.map((c) => [elementName(c), this.#untyped(c)]));
   }
@@ -169,7 +169,7 @@ export class XmlMapping {
       // Its text around the element would be kept and the element lost: refused, naming both.
       throw new XmlError(`<${elementName(node)}> holds a value, not the element <${elementName(inner)}> inside it`);
     }
-    const text = decodeEntities(children.map((c) => (typeof c["#text"] === "string" ? c["#text"] : "")).join(""));
+    const text = textOf(children);
     if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
     const number = text.trim();
     if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(number)) {
@@ -253,6 +253,7 @@ export function decodeEntities(text: string): string {
   });
 }
 
+const CDATA = "#cdata";
 let strict: XMLParser | undefined;
 const strictParser = (): XMLParser => (strict ??= new (fastXml().XMLParser)(STRICT_OPTIONS));
 const STRICT_OPTIONS: X2jOptions = {
@@ -266,12 +267,28 @@ const STRICT_OPTIONS: X2jOptions = {
   // Entities are decoded by decodeEntities(), which knows XML's five and character
   // references and refuses everything else (the parser would keep &foo; as text).
   processEntities: false,
+  // CDATA sections apart from text: their content is not entity-decoded (textOf()).
+  cdataPropName: CDATA,
   maxNestedTags: MAX_XML_DEPTH,
   ignoreDeclaration: true,
   ignorePiTags: true,
 };
 
-const elementName = (n: Node) => Object.keys(n).find((k) => k !== ":@" && k !== "#text" && k !== "#comment")!;
+const elementName = (n: Node) =>
+  Object.keys(n).find((k) => k !== ":@" && k !== "#text" && k !== "#comment" && k !== CDATA)!;
+
+/**
+ * The text of an element's children: its text with entities decoded, and its CDATA sections as
+ * they are (`<![CDATA[a&amp;b]]>` is the five characters a&amp;b, and `x<y&z` in one is text).
+ */
+function textOf(children: Node[]): string {
+  let text = "";
+  for (const c of children) {
+    if (typeof c["#text"] === "string") text += decodeEntities(c["#text"]);
+    else if (Array.isArray(c[CDATA])) for (const part of c[CDATA] as Node[]) text += String(part["#text"] ?? "");
+  }
+  return text;
+}
 const isElement = (n: Node) => elementName(n) !== undefined && !("#text" in n);
 
 // A carriage return is written as a reference: a parser would turn a raw one into a line feed.

@@ -93,6 +93,23 @@ describe("JSON and XML in both directions", () => {
     expect(res.json().Message).toContain(message);
   });
 
+  it("XML's CDATA sections are kept as written, never entity-decoded", () => {
+    const { mock, auth } = freshMock();
+    for (const [inner, name] of [
+      ["<![CDATA[a&amp;b]]>", "a&amp;b"],
+      ["<![CDATA[a&#65;b]]>", "a&#65;b"],
+      ["<![CDATA[x<y&z]]>", "x<y&z"],
+      ["Vis &amp; <![CDATA[&amp;]]> Zn.", "Vis & &amp; Zn."],
+    ]) {
+      const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+        headers: { ...auth, "content-type": "application/xml" },
+        body: `<Customer><Name>${inner}</Name></Customer>`,
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json().Name, inner).toBe(name);
+    }
+  });
+
   it("JSON with a property given twice is 400 naming it, not the last value kept (body.invalid)", () => {
     const { mock, auth } = freshMock();
     const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
