@@ -261,13 +261,8 @@ export function decodeBody(
       escaped = text.text.includes("\\");
       plain = text.ascii ? !escaped : PLAIN_JSON_TEXT.test(text.text);
     } else {
-      const declared = /^<\?xml[^>]*\sencoding\s*=\s*["']([^"']*)["']/.exec(text.text)?.[1];
-      if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
-        return fail(
-          415,
-          `The XML declaration names the encoding ${declared.slice(0, 40)}: send UTF-8 (encoding="utf-8").`,
-        );
-      }
+      const declared = otherEncoding(text.text);
+      if (declared !== undefined) return fail(415, declared, "body.unsupported-charset");
       const found: Problem[] = [];
       value = contract.xml.parse(schemaName, text.text, found);
       if (found.length > 0) lost = found;
@@ -424,10 +419,21 @@ function bodyText(
     };
   }
   if (!isUtf8(body)) {
+    // An XML document in another encoding (ISO-8859-1, windows-1252) says so in its declaration,
+    // which is ASCII in every one of them: that, not the first byte UTF-8 can not read, is the problem.
+    const declared = otherEncoding(body.toString("latin1", 0, 256));
+    if (declared !== undefined) return { ok: false, status: 415, message: declared };
     return { ok: false, status: 400, message: `The request body is not valid UTF-8 (byte ${firstInvalidUtf8(body)}).` };
   }
   const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   return { ok: true, text: body.toString("utf8", bom), ascii: false };
+}
+
+/** The message for an XML declaration that names an encoding other than UTF-8, else undefined. */
+function otherEncoding(text: string): string | undefined {
+  const declared = /^<\?xml[^>]*\sencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+  if (declared === undefined || /^utf-?8$/i.test(declared)) return undefined;
+  return `The XML declaration names the encoding ${declared.slice(0, 40)}: send UTF-8 (encoding="utf-8").`;
 }
 
 /** Offset of the first byte that breaks UTF-8, for the error message. */

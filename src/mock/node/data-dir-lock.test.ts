@@ -175,6 +175,14 @@ describe("what a data directory holds is checked like live input", () => {
     expect(() => buildMock({ dataDir: join(file, "data") })).toThrow(
       /can not be the data directory: a part of the path is a file, not a directory \(ENOTDIR\)\. Give --data-dir a directory this mock may write/,
     );
+    // Node.js 20's recursive mkdir spun forever here; a level at a time, /proc refuses at once.
+    expect(() => buildMock({ dataDir: "/proc/bawa-nowhere/data" })).toThrow(
+      /^\/proc\/bawa-nowhere\/data can not be the data directory: .*\((ENOENT|EACCES|EPERM|EROFS)\)/,
+    );
+    // Missing levels are made, as `mkdir -p` makes them.
+    const deep = join(dir, "a", "b", "c");
+    buildMock({ dataDir: deep }).dataDir!.close();
+    expect(fs.statSync(deep).isDirectory()).toBe(true);
     const readOnly = Object.assign(new Error("EROFS: read-only file system, open 'x'"), { code: "EROFS" });
     expect(sentenceOf(readOnly, "the journal can not be opened")).toBe(
       "the journal can not be opened: it is on a read-only file system (EROFS). Give --data-dir a directory this mock may write, or leave it out to keep the state in memory.",

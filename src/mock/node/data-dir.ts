@@ -6,7 +6,7 @@
 // it gives the same state (every change sets whole values), so a crash between
 // the rename and the emptying loses nothing.
 import * as fs from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type Change, changeProblem, type Journal, StorageError } from "../core/changes.ts";
 import { DirLockedError, type HeldLock, LOCK_DIR, lockDir } from "./dir-lock.ts";
 
@@ -370,12 +370,34 @@ export function sentenceOf(err: unknown, what: string): string {
 /** The directory exists (made when missing) and may be written; else a DataDirError in words. */
 function usable(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
     throw new DataDirError(
       `${dir} can not be the data directory: ${sentenceOf(err, "it can not be written").replace(/^it can not be written: /, "")}`,
     );
+  }
+}
+
+/**
+ * `mkdir -p`, a level at a time: Node.js 20's `mkdirSync(dir, { recursive: true })` spins forever
+ * (at full CPU, without a word) on a path under /proc, where mkdir answers ENOENT for a parent
+ * that exists. From the nearest ancestor that exists, each missing level is made on its own, and
+ * the first that can not be made ends it with its error.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !fs.existsSync(at); at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
+  for (const level of missing.reverse()) {
+    try {
+      fs.mkdirSync(level);
+    } catch (err) {
+      // Made meanwhile by another process (two mocks started at once on one directory).
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
   }
 }
 

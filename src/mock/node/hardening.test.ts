@@ -248,6 +248,13 @@ describe("nothing stored that can not be read back", () => {
       415,
       /encoding ISO-8859-1/,
     ],
+    [
+      "an XML document in its declared Latin-1, bytes UTF-8 can not read",
+      Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><Customer><Name>Caf\u00e9</Name></Customer>', "latin1"),
+      "application/xml",
+      415,
+      /^The XML declaration names the encoding ISO-8859-1: send UTF-8/,
+    ],
   ])("%s is refused naming the charset", async (_n, body, type, status, message) => {
     const res = await post(body, { "content-type": type });
     expect(res.status).toBe(status);
