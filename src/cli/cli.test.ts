@@ -227,6 +227,7 @@ print({ atStart, afterXml: await loaded() });`);
       [["activate", "foo", "--base-url"], "bawa activate: --base-url needs a value"],
       [["conformance", "--baseurl", "x"], "bawa conformance: unknown option --baseurl; did you mean --base-url?"],
       [["mock", "extra"], 'bawa mock: this command takes no argument (got "extra")'],
+      [["mock", "--seed", "no-such-seed"], "bawa mock: --seed (BAWA_SEED_DIR): there is no folder "],
       [["conformance", "--refresh-token", "--grep", "x"], "bawa conformance: --refresh-token needs a value"],
       // A mistyped option after it is not taken as the value: it would have been the token.
       [["conformance", "--refresh-token", "--gerp", "x"], "bawa conformance: --refresh-token needs a value"],
@@ -237,6 +238,14 @@ print({ atStart, afterXml: await loaded() });`);
       expect(failure.stderr, args.join(" ")).not.toContain("positional argument");
       expect(failure.stderr, args.join(" ")).toContain(`usage: bawa ${args[0]}`);
     }
+  }, 30_000);
+
+  it("names the option of an address it can not listen on, exit 1", async () => {
+    const failure = await bawa("mock", "--host", "999.1.1.1", "--port", "0", "--quiet").catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain(
+      "bawa mock: cannot listen on 999.1.1.1: no address or host name that resolves (--host, BAWA_HOST)",
+    );
   }, 30_000);
 
   it("takes a value that begins with a dash: one refresh token in 64 does", async () => {

@@ -96,20 +96,35 @@ describe("a contract that can not be used", () => {
     );
   }, 90_000);
 
-  it("bawa mock: a schema that does not compile stops the mock with exit 2 naming it, though it listened", async () => {
-    const path = contractFile("typo.yaml", (s) => {
-      s.Unused = { type: "strnig" };
-    });
-    const { child } = await spawnMock(["--contract", path]);
-    children.push(child);
-    let stderr = "";
-    child.stderr!.on("data", (d) => {
-      stderr += d;
-    });
-    const code = await new Promise<number | null>((done) => child.on("exit", done));
-    expect(code).toBe(2);
-    expect(stderr).toContain(`can not be used: #/components/schemas/Unused: does not compile: `);
-  }, 90_000);
+  it.each([
+    [
+      "a type misspelt",
+      (s: Schemas) => {
+        s.Unused = { type: "strnig" };
+      },
+      "#/components/schemas/Unused: does not compile: ",
+    ],
+    [
+      "a required property it does not declare",
+      (s: Schemas) => {
+        (s.CustomerRequest!.required as string[]).push("Owner");
+      },
+      "#/components/schemas/CustomerRequest: does not compile: ",
+    ],
+  ])(
+    "bawa mock: a schema with %s stops the start with exit 2 naming it, before the mock says it listens",
+    async (name, edit, message) => {
+      const path = contractFile(`${name.replaceAll(" ", "-")}.yaml`, edit);
+      const failed = await run(process.execPath, [BIN, "mock", "--port", "0", "--contract", path]).then(
+        () => undefined,
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(failed?.code).toBe(2);
+      expect(failed?.stderr).toContain(`can not be used: ${message}`);
+      expect(failed?.stdout).not.toContain("listening");
+    },
+    90_000,
+  );
 });
 
 describe("a pattern of the contract", () => {

@@ -1,5 +1,6 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { ContractError, detachedText, warmSteps } from "../contract/index.ts";
+import { ContractError, detachedText, warmContract, warmSteps } from "../contract/index.ts";
 import { DEFAULT_CONFIG } from "../mock/core/app.ts";
 import { servedFrom } from "../mock/core/examples.ts";
 import { checkRules, DEFAULT_RULES, RULE_NAMES, type Rules } from "../mock/core/rules.ts";
@@ -105,7 +106,22 @@ options (flag, else environment variable, else default):
     }
     const givenSeed = setting(values, "seed", "BAWA_SEED_DIR", "");
     const seedDir = resolve(givenSeed || DEFAULT_SEED_DIR);
+    if (givenSeed && !existsSync(seedDir))
+      throw new UsageError(
+        `--seed (BAWA_SEED_DIR): there is no folder ${seedDir}; give a folder of seed data shaped as mock-data/ is (a folder or file per resource)`,
+      );
     const contract = await contractOf(values, { eager: false });
+    // Validators the build kept were compiled from this very contract, and are warmed after the
+    // port opens. A contract of the team's own is compiled now: a schema Ajv refuses (a required
+    // property it does not declare) must stop the start with exit 2, not a mock that said it
+    // listens and then went away.
+    if (!contract.answers.kept || !contract.requests.kept) {
+      try {
+        warmContract(contract);
+      } catch (err) {
+        throw unusableContract(contractPath(values), err);
+      }
+    }
 
     const dataDir = setting(values, "data-dir", "BAWA_DATA_DIR", "");
     const compactAt = setting(values, "compact-at", "BAWA_COMPACT_AT", String(COMPACT_AT_BYTES));

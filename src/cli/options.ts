@@ -133,6 +133,8 @@ export function listenError(err: unknown, host: string, port: number): unknown {
     return new Error(`port ${port} on ${host} is in use; pick another with --port or BAWA_PORT`);
   if (e.code === "EADDRNOTAVAIL")
     return new Error(`cannot listen on ${host}: no such local address (--host, BAWA_HOST)`);
+  if (e.code === "ENOTFOUND" || e.code === "EAI_AGAIN")
+    return new Error(`cannot listen on ${host}: no address or host name that resolves (--host, BAWA_HOST)`);
   return err;
 }
 
