@@ -5,6 +5,7 @@
 // conformance suite every exchange it sends, so the two can not disagree.
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
+import { bindProperties } from "../../mock/core/binding.ts";
 import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
@@ -13,7 +14,7 @@ import { type Place, Places } from "../places.ts";
 import { AUTHORIZE } from "./authorize.ts";
 import { DATA, NO_DATABASE, READ_ONLY_PATHS } from "./data.ts";
 import { PAGES, RESULTS } from "./redirects.ts";
-import { type Group, group, type Judged, violation } from "./step.ts";
+import { type Group, group, isObject, type Judged, violation } from "./step.ts";
 import { TOKEN } from "./token.ts";
 
 export type { Violation };
@@ -228,7 +229,14 @@ export class Judge {
       const body =
         mediaType(ex.requestHeaders["content-type"]) === "application/json" ? jsonOf(ex.requestBody) : undefined;
       if (!body) return undefined;
-      problems = this.#spec.check(place.operation.collection.request.schema, body.value);
+      const c = place.operation.collection;
+      // Judged as the service reads it: JSON names bound without case, as Json.NET binds them
+      // (A-NAMES), so `{"name": ...}` gives Name. The mock's own binding, so the two can not differ.
+      const bound = isObject(body.value)
+        ? bindProperties(body.value, c.request!.properties, c.nested, true)
+        : { value: body.value, problems: [] };
+      problems = this.#spec.check(c.request!.schema, bound.value);
+      if (bound.problems.length > 0) problems = [...bound.problems, ...problems];
       what = "body";
     }
     if (problems.length === 0) return undefined;

@@ -9,6 +9,7 @@ import { KeptView } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
+import { isObject } from "./step.ts";
 
 const contract = contractInUse();
 const seed = (await import("../../../mock-data/Customer/DEMO.json", { with: { type: "json" } })).default as Array<
@@ -294,6 +295,34 @@ describe("the client's side of an exchange", () => {
     ["a read", { url: "/v1/api/DEMO/Customer/1001" }, undefined],
   ] as Array<[string, Given, string | undefined]>)("%s", (_name, given, want) => {
     expect(judge.requestProblem(exchange(given))).toBe(want);
+  });
+
+  // The service binds a JSON body's names without case, as Json.NET does (A-NAMES; the mock's
+  // bindProperties): a camelCase body is the body with the table's names, and is judged as it.
+  const create = (requestBody: unknown): Exchange =>
+    exchange({ method: "POST", url: "/v1/api/DEMO/Customer", requestHeaders: json, requestBody });
+  const camelAll = (o: Record<string, unknown>) =>
+    camel(
+      Object.fromEntries(
+        Object.entries(o).map(([k, v]) => [k, Array.isArray(v) ? v.map((i) => (isObject(i) ? camel(i) : i)) : v]),
+      ),
+    );
+  const addresses = customer.Addresses as Array<Record<string, unknown>>;
+  it.each([
+    ["the seed customer", customer],
+    ["a body of the wrong type", { Name: "X", CreditLimit: "veel" }],
+    ["a body without its name", { City: "Zeist" }],
+    ["an address of the wrong type", { ...customer, Addresses: [{ ...addresses[0], Street1: 1 }] }],
+  ] as Array<[string, Record<string, unknown>]>)("%s, camelCase, is judged as with the table's names", (_n, body) => {
+    expect(judge.requestProblem(create(camelAll(body)))).toBe(judge.requestProblem(create(body)));
+  });
+  it("the README's browser snippet is a correct create", () => {
+    expect(judge.requestProblem(create({ name: "Browser B.V.", city: "Zeist" }))).toBeUndefined();
+  });
+  it("a field sent under two spellings is named, as the mock refuses it", () => {
+    expect(judge.requestProblem(create({ Name: "X", name: "Y" }))).toBe(
+      "request: body.Name is sent twice, as Name and name; send it once",
+    );
   });
 });
 
