@@ -4,7 +4,7 @@
 // only what forwarding needs may change, and the proxy's own pages keep the
 // mock's guard.
 import { createServer, get, type IncomingHttpHeaders, type Server } from "node:http";
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { gzipSync } from "node:zlib";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -219,6 +219,104 @@ describe("bawa proxy forwards", () => {
       silent.closeAllConnections();
       silent.close();
     }
+  });
+});
+
+/** A target that answers every request with the same bytes, as written: answers node:http would never write. */
+async function rawTarget(answer: Buffer): Promise<{ url: string; server: TcpServer }> {
+  const server = createTcpServer((socket) => {
+    socket.on("error", () => {});
+    let head = "";
+    socket.on("data", (d) => {
+      head += d.toString("latin1");
+      // The connection stays open: what the proxy does with the answer is its own doing.
+      for (let end = head.indexOf("\r\n\r\n"); end >= 0; end = head.indexOf("\r\n\r\n")) {
+        head = head.slice(end + 4);
+        socket.write(answer);
+      }
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** The bytes a client gets for a GET through the proxy, as they came. */
+function rawGet(proxyUrl: string, path: string): Promise<Buffer> {
+  const { port } = new URL(proxyUrl);
+  return new Promise((done, fail) => {
+    const socket = connect(Number(port), "127.0.0.1", () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`),
+    );
+    const chunks: Buffer[] = [];
+    socket.on("data", (d) => chunks.push(d));
+    socket.on("close", () => done(Buffer.concat(chunks)));
+    socket.on("error", fail);
+  });
+}
+
+describe("bawa proxy passes on answers its HTTP libraries find odd", () => {
+  async function through(answer: Buffer, test: (proxy: RunningProxy) => Promise<void>): Promise<void> {
+    const target = await rawTarget(answer);
+    const proxy = await startProxy({ target: target.url, host: "127.0.0.1", port: 0, contract: contractInUse() });
+    try {
+      await test(proxy);
+    } finally {
+      await proxy.close();
+      target.server.close();
+    }
+  }
+
+  it("a 304 with the Content-Length of what it stands for and no body (RFC 9110 8.6), as it came", async () => {
+    // undici 7 takes the 5 bytes that never come for a broken answer (UND_ERR_RES_CONTENT_LENGTH_MISMATCH).
+    await through(
+      Buffer.from('HTTP/1.1 304 Not Modified\r\nETag: "v1"\r\nContent-Length: 5\r\n\r\n'),
+      async (proxy) => {
+        for (const _ of [1, 2]) {
+          const raw = (await rawGet(proxy.url, "/v1/api/DEMO/Customer/1001")).toString("latin1");
+          expect(raw).toMatch(/^HTTP\/1\.1 304 Not Modified\r\n/);
+          expect(raw).toMatch(/\r\nETag: "v1"\r\n/);
+          expect(raw).toMatch(/\r\ncontent-length: 5\r\n/i);
+          expect(raw.endsWith("\r\n\r\n")).toBe(true);
+        }
+        await expect.poll(() => proxy.log.since(0).map((e) => e.status)).toEqual([304, 304]);
+      },
+    );
+  });
+
+  it("a reason phrase in UTF-8 with the very bytes the target sent", async () => {
+    const answer = Buffer.from("HTTP/1.1 200 OK \u2713\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi");
+    await through(answer, async (proxy) => {
+      const raw = await rawGet(proxy.url, "/v1/nothing");
+      expect(raw.subarray(0, raw.indexOf("\r\n")).equals(Buffer.from("HTTP/1.1 200 OK \u2713"))).toBe(true);
+      expect(raw.toString("latin1").endsWith("\r\n\r\nhi")).toBe(true);
+      await expect.poll(() => proxy.log.since(0)).toMatchObject([{ status: 200, problem: undefined }]);
+    });
+  });
+
+  it.each([
+    ["not UTF-8", Buffer.from("caf\xe9", "latin1")],
+    ["a control character", Buffer.from("O\x01K")],
+  ])("a reason phrase HTTP can not carry (%s): the standard one instead, and the log says so", async (_n, phrase) => {
+    const answer = Buffer.concat([
+      Buffer.from("HTTP/1.1 200 "),
+      phrase,
+      Buffer.from("\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"),
+    ]);
+    await through(answer, async (proxy) => {
+      const raw = (await rawGet(proxy.url, "/v1/nothing")).toString("latin1");
+      expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(raw.endsWith("\r\n\r\nhi")).toBe(true);
+      await expect
+        .poll(() => proxy.log.since(0))
+        .toMatchObject([
+          {
+            status: 200,
+            problem: expect.stringMatching(
+              /^the target's reason phrase ".*" can not be sent on \(.*\): the client got "200 OK"$/,
+            ),
+          },
+        ]);
+    });
   });
 });
 

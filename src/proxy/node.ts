@@ -11,7 +11,13 @@
 // upstream pool (fair.ts). In between, the judge reads each exchange and the
 // recording takes in its objects; neither may ever hold up or break the
 // forwarding, and what either shows passes one redaction (redact.ts).
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { PassThrough, Readable } from "node:stream";
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from "node:zlib";
@@ -48,6 +54,10 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 export const TARGET_TIMEOUT_MS = 120_000;
 /** The body of a request that has none. */
 const NO_BODY = Buffer.alloc(0);
+/** Statuses whose answer ends at its headers, whatever Content-Length says (RFC 9112 6.3). */
+const NO_BODY_STATUS: ReadonlySet<number> = new Set([204, 304]);
+/** undici's error for an answer whose body is not as long as its Content-Length said. */
+const LENGTH_MISMATCH = "UND_ERR_RES_CONTENT_LENGTH_MISMATCH";
 /** A request without a Connection header lists no more headers of its connection. */
 const NONE_LISTED: ReadonlySet<string> = new Set();
 /**
@@ -395,9 +405,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           if (status < 200) return;
           if (sent.streamed) req.off("data", watch.go);
           watch.stop();
+          const phrase = reasonPhrase(message);
           const answered: Answered = {
             status,
-            message,
+            message: phrase,
+            // node:http writes the status's standard phrase in place of none (`unknown` for a status it does not know).
+            phraseProblem:
+              phrase === undefined && message
+                ? `the target's reason phrase ${JSON.stringify(message)} can not be sent on (not UTF-8, or a control character): the client got "${status} ${STATUS_CODES[status] ?? "unknown"}"`
+                : undefined,
             rawHeaders: rawHeadersOf(controller.rawHeaders, parsed),
             encoding: joined(parsed["content-encoding"]),
             length: joined(parsed["content-length"]),
@@ -421,7 +437,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           watch.end();
           release();
           try {
-            failed(err);
+            // A 204 or 304 ends at its headers whatever its Content-Length says (RFC 9112 6.3; a
+            // 304's names what it stands for, RFC 9110 8.6). undici 7 counts the body that never
+            // comes as a broken answer and closes the connection, but the answer is whole.
+            if (answer && NO_BODY_STATUS.has(answer.status) && (err as NodeJS.ErrnoException).code === LENGTH_MISMATCH)
+              answer.end();
+            else failed(err);
           } catch (e) {
             internalError(req, res, e);
           }
@@ -516,7 +537,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         keepPace(ready);
       }
     };
-    return { data, end };
+    return { status, data, end };
     function end(): void {
       if (passing) res.end();
       const raw = Buffer.concat(chunks);
@@ -594,7 +615,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
               route: place.operationId,
               client: clientOf(ex),
               database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
-              problem,
+              problem:
+                answer.phraseProblem && problem
+                  ? `${answer.phraseProblem}; ${problem}`
+                  : (answer.phraseProblem ?? problem),
               violations: violations.length ? violations : undefined,
             }),
           );
@@ -823,7 +847,10 @@ const flat = (headers: Array<[string, string]>) => headers.flat();
 /** The target's answer as it began: its status line and headers. */
 interface Answered {
   status: number;
+  /** The reason phrase as the client can be sent it (reasonPhrase). */
   message: string | undefined;
+  /** Why the target's own phrase was not passed on, and what was, for the log. */
+  phraseProblem: string | undefined;
   /** Names and values in turn, as the target wrote them. */
   rawHeaders: string[];
   encoding: string | undefined;
@@ -832,6 +859,7 @@ interface Answered {
 
 /** What takes in an answer's body as it comes, and its end. */
 interface Receiving {
+  status: number;
   data(chunk: Buffer): void;
   end(): void;
 }
@@ -844,6 +872,22 @@ function rawHeadersOf(raw: Dispatcher.DispatchController["rawHeaders"], parsed: 
     for (const v of Array.isArray(value) ? value : [value ?? ""]) out.push(name, v);
   }
   return out;
+}
+
+/** What node:http writes in a status line (latin1): a tab, visible ASCII and obs-text (RFC 9112 4). */
+const SENDABLE_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * The target's reason phrase as the client can be sent it. undici reads it as UTF-8, and node:http
+ * refuses to write a character past 0xff or a control character (ERR_INVALID_CHAR), which left the
+ * client with no answer. Its UTF-8 bytes, one latin1 character each, are the bytes the target sent;
+ * a phrase that was not UTF-8 (undici read it as U+FFFD) or holds a control character can not be
+ * passed on, and the status's standard phrase goes instead (clients ignore it, RFC 9112 4).
+ */
+function reasonPhrase(message: string | undefined): string | undefined {
+  if (message === undefined || /^[\t\x20-\x7e]*$/.test(message)) return message;
+  const bytes = Buffer.from(message, "utf8").toString("latin1");
+  return !message.includes("\ufffd") && SENDABLE_PHRASE.test(bytes) ? bytes : undefined;
 }
 
 /** A parsed header's value, a repeated one's values joined as node:http joins them. */
