@@ -3,14 +3,22 @@ import { describe, expect, it } from "vitest";
 import { Bounded } from "./bounded.ts";
 import { collectGarbage } from "./mock/node/memory.ts";
 
-/** The same map as a list, newest last: what Bounded must keep, however it finds its oldest. */
+/**
+ * The same map as a list, newest last: what Bounded must keep, however it finds its oldest. With a
+ * weight limit, each value is its own weight.
+ */
 class Model {
   entries: Array<[string, number]> = [];
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    readonly weightLimit = Number.POSITIVE_INFINITY,
+  ) {}
   set(k: string, v: number) {
     this.entries = this.entries.filter(([key]) => key !== k);
+    if (v > this.weightLimit) return;
     this.entries.push([k, v]);
     if (this.entries.length > this.limit) this.entries.shift();
+    while (this.entries.reduce((sum, [, w]) => sum + w, 0) > this.weightLimit) this.entries.shift();
   }
   delete(k: string) {
     this.entries = this.entries.filter(([key]) => key !== k);
@@ -62,6 +70,52 @@ describe("Bounded", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("keeps what a list of the newest entries keeps by count and weight, over any sequence of sets, deletes and clears", () => {
+    const key = fc.constantFrom(..."abcdefghij");
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ set: key, value: fc.nat(12) }) },
+      { weight: 2, arbitrary: fc.record({ delete: key }) },
+      { weight: 1, arbitrary: fc.constant({ clear: true as const }) },
+    );
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.array(op, { maxLength: 80 }),
+        (limit, weightLimit, ops) => {
+          const kept = new Bounded<string, number>(limit, { limit: weightLimit, of: (v) => v });
+          const model = new Model(limit, weightLimit);
+          for (const o of ops) {
+            if ("set" in o) {
+              kept.set(o.set, o.value);
+              model.set(o.set, o.value);
+            } else if ("delete" in o) {
+              kept.delete(o.delete);
+              model.delete(o.delete);
+            } else {
+              kept.clear();
+              model.entries = [];
+            }
+            expect([...kept.entries()]).toEqual(model.entries);
+            expect(kept.weight).toBe(model.entries.reduce((sum, [, w]) => sum + w, 0));
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("weighs an entry once, when it is set: a value that changes inside keeps its weight", () => {
+    const kept = new Bounded<string, { size: number }>(10, { limit: 10, of: (v) => v.size });
+    const grows = { size: 4 };
+    kept.set("a", grows);
+    grows.size = 9;
+    kept.set("b", { size: 6 });
+    expect([...kept.keys()]).toEqual(["a", "b"]);
+    kept.delete("a");
+    expect(kept.weight).toBe(6);
   });
 
   it("forgets the oldest of many in turn, long after the limit was first passed", () => {

@@ -1,10 +1,37 @@
 // A Map that forgets its oldest entries beyond a limit: what the judge remembers between exchanges
 // and what the mock's login throttle counts, both kept for days on end by a server, so both bounded.
 
-/** A Map that forgets its oldest entries beyond `limit`; setting a key makes it the newest. */
+/** What the entries of a {@link Bounded} weigh, and the most they may weigh together. */
+export interface Weighing<V> {
+  /** The most the entries may weigh together: past it the oldest are forgotten, as past the count. */
+  limit: number;
+  /** What an entry weighs (bytes, as the caller reckons them), read once when it is set. */
+  of(value: V): number;
+}
+
+/**
+ * A Map that forgets its oldest entries beyond `limit`, and beyond the weight `weighing` allows
+ * when it is given; setting a key makes it the newest. An entry that alone weighs more than the
+ * limit is not kept (the key's earlier entry goes too: it is not what the key holds any more).
+ */
 export class Bounded<K, V> extends Map<K, V> {
-  constructor(readonly limit = 10_000) {
+  readonly #weighing: Weighing<V> | undefined;
+  /** What each kept entry weighed when it was set: a value may change inside, its weight may not. */
+  readonly #weights: Map<K, number> | undefined;
+  #weight = 0;
+
+  constructor(
+    readonly limit = 10_000,
+    weighing?: Weighing<V>,
+  ) {
     super();
+    this.#weighing = weighing;
+    this.#weights = weighing ? new Map() : undefined;
+  }
+
+  /** What the kept entries weigh together (0 without a weighing). */
+  get weight(): number {
+    return this.#weight;
   }
 
   /** The key set last: it is the newest already (or gone, and goes in at the end). */
@@ -31,21 +58,52 @@ export class Bounded<K, V> extends Map<K, V> {
       this.delete(key);
       this.#newest = key;
     }
-    super.set(key, value);
+    let evicted = false;
+    if (this.#weighing) {
+      const weight = this.#weighing.of(value);
+      if (weight > this.#weighing.limit) {
+        this.delete(key);
+        return this;
+      }
+      this.#weight += weight - (this.#weights!.get(key) ?? 0);
+      this.#weights!.set(key, weight);
+      super.set(key, value);
+      // The others weigh more than nothing while the whole is over (this one alone is within the
+      // limit), so the walk meets an older key first each time.
+      while (this.#weight > this.#weighing.limit) {
+        this.delete(this.#next());
+        evicted = true;
+      }
+    } else {
+      super.set(key, value);
+    }
     if (this.size > this.limit) {
       this.delete(this.#next());
-      this.#quiet = 0;
-    } else if (this.#oldest && ++this.#quiet > this.size) {
+      evicted = true;
+    }
+    if (evicted) this.#quiet = 0;
+    else if (this.#oldest && ++this.#quiet > this.size) {
       this.#oldest = undefined;
       this.#quiet = 0;
     }
     return this;
   }
 
+  override delete(key: K): boolean {
+    const weight = this.#weights?.get(key);
+    if (weight !== undefined) {
+      this.#weight -= weight;
+      this.#weights!.delete(key);
+    }
+    return super.delete(key);
+  }
+
   override clear(): void {
     // The walk would hold the cleared table, and every table after it, until the next eviction.
     this.#oldest = undefined;
     this.#quiet = 0;
+    this.#weights?.clear();
+    this.#weight = 0;
     super.clear();
   }
 

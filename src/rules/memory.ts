@@ -75,17 +75,25 @@ type Json = Record<string, unknown>;
 export class KeptView {
   #text: string | undefined;
   #value: Readonly<Json> | undefined;
+  /**
+   * What it holds, reckoned in bytes: two a character of the text it is or came from (UTF-16, the
+   * most a string takes). Parsed, it holds those strings again, under names and values V8 adds a
+   * few words to; a view the judge made from a body has no more of it.
+   */
+  readonly bytes: number;
 
-  private constructor(text: string | undefined, value: Readonly<Json> | undefined) {
+  private constructor(text: string | undefined, value: Readonly<Json> | undefined, bytes: number) {
     this.#text = text;
     this.#value = value;
+    this.bytes = bytes;
   }
 
   /** `view`, kept as `body`'s text when it is that body's parsed value itself. */
   static of(view: Readonly<Json>, body?: ParsedJson): KeptView {
-    return body !== undefined && body.value === view
-      ? new KeptView(body.text, undefined)
-      : new KeptView(undefined, view);
+    if (body === undefined) return new KeptView(undefined, view, 2 * JSON.stringify(view).length);
+    return body.value === view
+      ? new KeptView(body.text, undefined, 2 * body.text.length)
+      : new KeptView(undefined, view, 2 * body.text.length);
   }
 
   get value(): Readonly<Json> {
@@ -118,12 +126,36 @@ export interface ObjectSeen {
   json?: KeptView;
   /** Its fields as the last XML answer showed them, as text. */
   xml?: Record<string, unknown>;
+  /** What `xml` holds, reckoned in bytes: two a byte of the answer it was read from. */
+  xmlBytes?: number;
   created: boolean;
   deleted: boolean;
   /** What the last write (POST, PUT) sent of it. */
   sent?: SentFields | undefined;
   /** The fields the last PUT changed, and the object before it, until a GET shows them. */
-  changed?: { fields: string[]; before: Readonly<Record<string, unknown>> } | undefined;
+  changed?: { fields: string[]; before: Readonly<Record<string, unknown>>; bytes: number } | undefined;
+}
+
+/**
+ * The most the objects the judge remembers may weigh together (weighObject). Their count alone
+ * (10,000) let one client fill the heap: a customer the contract allows, 50 addresses and every
+ * text at its maxLength in four-byte characters, is about 0.5 MB, and 488 creates of it took a
+ * proxy with a 256 MB heap down. 64 MiB holds 10,000 customers of the seed's size (1.9 KB of
+ * JSON, about 4 KB reckoned), so only objects well past the table's size push out older ones,
+ * and it is a quarter of such a heap, beside the bodies in flight and a recording's 32 MiB.
+ */
+export const OBJECTS_BYTES = 64 * 1024 * 1024;
+/** An entry's own cost beyond its views: its key, the entry and what a write sent (a reckoning). */
+const ENTRY_BYTES = 256;
+
+/** What an object the judge remembers holds, reckoned in bytes: its views, the one before a PUT, its XML. */
+export function weighObject(o: ObjectSeen): number {
+  return ENTRY_BYTES + (o.json?.bytes ?? 0) + (o.changed?.bytes ?? 0) + (o.xml ? (o.xmlBytes ?? 0) : 0);
+}
+
+export interface MemoryOptions {
+  /** The most the objects remembered may weigh together ({@link OBJECTS_BYTES}). */
+  objectsBytes?: number;
 }
 
 export class Memory {
@@ -141,9 +173,13 @@ export class Memory {
   refresh = new Bounded<string, RefreshTokenSeen>();
   /** Per client id, the fingerprint of the secret a token answer 200 was given for. */
   secrets = new Bounded<string, string>(1000);
-  objects = new Bounded<string, ObjectSeen>();
+  objects: Bounded<string, ObjectSeen>;
   /** `GET <path>` (without the version letter) answered 2xx, by the letter it was sent with. */
   answeredPaths = new Bounded<string, string>();
+
+  constructor(options: MemoryOptions = {}) {
+    this.objects = new Bounded(10_000, { limit: options.objectsBytes ?? OBJECTS_BYTES, of: weighObject });
+  }
 
   /** The target's time now, for an exchange that arrived at `at` on the proxy's clock. */
   targetTime(at: number): number {

@@ -323,7 +323,7 @@ const BODY: ReadonlyArray<Step<DataCall>> = [
       }
       if (!d.c.editable || d.op.action !== "read" || d.pathId === undefined) return [];
       const xml = described(fields, d.c.properties, { caseInsensitiveNames: true });
-      remember(d, d.key(d.pathId), { xml });
+      remember(d, d.key(d.pathId), { xml, xmlBytes: 2 * d.body.length });
       return parity(d.seen?.json?.value, xml, d.c);
     },
   },
@@ -552,11 +552,12 @@ function judgeObject(value: unknown, d: DataCall): Violation[] {
   }
   // PUT changes the object: fields a PUT changed must not all show their old values.
   let changed: ObjectSeen["changed"];
-  const before = method === "PUT" ? seen?.json?.value : undefined;
-  if (sent && before) {
+  const kept = method === "PUT" ? seen?.json : undefined;
+  const before = kept?.value;
+  if (sent && kept && before) {
     const skip = new Set([idProperty, c.databaseProperty, ...c.sequences]);
     const fieldsChanged = Object.keys(sent.view).filter((f) => !skip.has(f) && !same(sent.view[f], before[f]));
-    if (fieldsChanged.length > 0) changed = { fields: fieldsChanged, before };
+    if (fieldsChanged.length > 0) changed = { fields: fieldsChanged, before, bytes: kept.bytes };
   }
   const pending = method === "PUT" ? changed : method === "GET" ? seen?.changed : undefined;
   if (pending?.fields.every((f) => same(view[f], pending.before[f]))) {

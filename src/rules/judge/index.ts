@@ -128,10 +128,12 @@ export const PIPELINE: ReadonlyArray<Group<Judged>> = [
 export interface JudgeOptions {
   /** The kinds of requirement judged; violations of others are not reported. Default: spec and oauth. */
   kinds?: readonly Kind[];
+  /** The most the objects it remembers may weigh together (OBJECTS_BYTES in memory.ts). */
+  objectsBytes?: number;
 }
 
 export class Judge {
-  readonly memory = new Memory();
+  readonly memory: Memory;
   readonly places: Places;
   readonly #spec: SchemaSet;
   readonly #kinds: ReadonlySet<Kind>;
@@ -140,6 +142,7 @@ export class Judge {
     readonly contract: CompiledContract,
     options: JudgeOptions = {},
   ) {
+    this.memory = new Memory(options.objectsBytes === undefined ? {} : { objectsBytes: options.objectsBytes });
     this.places = new Places(contract);
     this.#spec = new SchemaSet(specView(contract.doc));
     this.#kinds = new Set(options.kinds ?? ["spec", "oauth"]);

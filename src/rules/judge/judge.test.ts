@@ -4,6 +4,7 @@
 // not show), and drifts reported once rather than as a cascade.
 import { describe, expect, it } from "vitest";
 import { contractInUse } from "../../contract/index.ts";
+import { type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
 import { KeptView } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
@@ -239,6 +240,46 @@ describe("what the judge reads and keeps", () => {
     expect(seen?.json?.value).toBe(seen?.json?.value);
     const view = { Name: "a" };
     expect(KeptView.of(view, { value: { name: "a" }, text: '{"name":"a"}' }).value).toBe(view);
+  });
+
+  it("keeps objects up to a weight in bytes, the oldest forgotten first, and still judges the recent ones", () => {
+    // The largest customer the contract allows: every address it may hold, every text at its
+    // maxLength in four-byte characters (a client chooses what it creates).
+    const wide = "\u{1F600}".repeat(1000);
+    const c = contract.resources.collections.find((x) => x.name === "Customer")!;
+    const request = propertiesOf(contract, c.request!.schema);
+    const fill = (props: Record<string, PropertySchema>, o: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(o).map(([k, v]) => [
+          k,
+          typeof v === "string" && props[k]?.maxLength ? valueFor(props[k], wide) : v,
+        ]),
+      );
+    const address = fill(propertiesOf(contract, "Address"), (customer.Addresses as Array<Record<string, unknown>>)[0]!);
+    const large = fill(request, {
+      ...customer,
+      Addresses: Array.from({ length: (request.Addresses as { maxItems: number }).maxItems }, (_, i) => ({
+        ...address,
+        AddressId: i + 1,
+      })),
+    });
+    const limit = 1024 * 1024;
+    const judge = new Judge(contract, { objectsBytes: limit });
+    const creates = 12;
+    for (let i = 0; i < creates; i++) {
+      const id = String(3000 + i);
+      judge.judge(exchange({ ...createdWith(large), status: 201, body: { ...large, CustomerId: id } }));
+      expect(judge.memory.objects.weight).toBeLessThanOrEqual(limit);
+    }
+    expect(judge.memory.objects.size).toBeGreaterThan(1);
+    expect(judge.memory.objects.size).toBeLessThan(creates);
+    // A decimal the create sent, rounded on a later read: judged for the newest object; the oldest is forgotten.
+    const roundedRead = (id: string) =>
+      judge.judge(
+        exchange({ url: `/v1/api/DEMO/Customer/${id}`, body: { ...large, CustomerId: id, DiscountPercentage: 3 } }),
+      );
+    expect(roundedRead(String(3000 + creates - 1)).map((v) => v.requirement)).toEqual(["CUST-DECIMALS"]);
+    expect(roundedRead("3000")).toEqual([]);
   });
 
   it("parses a body once for all its readers, but keeps no body over 1 MB once read", () => {
