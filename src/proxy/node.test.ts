@@ -283,6 +283,22 @@ describe("bawa proxy passes on answers its HTTP libraries find odd", () => {
     );
   });
 
+  it("no header the target's Connection lists: they are its connection's (RFC 9110 7.6.1)", async () => {
+    const answer = Buffer.from(
+      "HTTP/1.1 200 OK\r\nConnection: X-Secret, x-hop\r\nConnection: X-Other\r\nX-Secret: 1\r\nX-Hop: 2\r\nX-Other: 3\r\nX-Kept: 4\r\nContent-Length: 2\r\n\r\nhi",
+    );
+    await through(answer, async (proxy) => {
+      const raw = (await rawGet(proxy.url, "/v1/nothing")).toString("latin1");
+      const names = raw
+        .split("\r\n\r\n")[0]!
+        .split("\r\n")
+        .slice(1)
+        .map((line) => line.split(":")[0]!.toLowerCase());
+      expect(names).toContain("x-kept");
+      for (const listed of ["x-secret", "x-hop", "x-other"]) expect(names).not.toContain(listed);
+    });
+  });
+
   it("a reason phrase in UTF-8 with the very bytes the target sent", async () => {
     const answer = Buffer.from("HTTP/1.1 200 OK \u2713\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi");
     await through(answer, async (proxy) => {

@@ -415,6 +415,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
                 ? `the target's reason phrase ${JSON.stringify(message)} can not be sent on (not UTF-8, or a control character): the client got "${status} ${STATUS_CODES[status] ?? "unknown"}"`
                 : undefined,
             rawHeaders: rawHeadersOf(controller.rawHeaders, parsed),
+            connection: joined(parsed.connection),
             encoding: joined(parsed["content-encoding"]),
             length: joined(parsed["content-length"]),
           };
@@ -504,7 +505,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     let size = 0;
     let passing = false;
     const { status } = answer;
-    const headers = answeredHeaders(answer.rawHeaders, target, prefix, req.headers.host);
+    const headers = answeredHeaders(answer.rawHeaders, target, prefix, req.headers.host, answer.connection);
     // A request body too large to keep was not read: the exchange can not be judged as the client sent it.
     const { notRead } = request;
     /**
@@ -743,9 +744,7 @@ function write(res: ServerResponse, answer: MockResponse): void {
  * touched, so a page of another site still looks like one.
  */
 function forwardedHeaders(req: IncomingMessage, target: URL, prefix: string, proxyHosts: readonly string[]): string[] {
-  const connection = req.headers.connection;
-  const listed =
-    connection === undefined ? NONE_LISTED : new Set(connection.split(",").map((h) => h.trim().toLowerCase()));
+  const listed = listedIn(req.headers.connection);
   const host = req.headers.host?.toLowerCase();
   const proxyOrigin = host !== undefined && proxyHosts.includes(host) ? `http://${host}` : undefined;
   // Names and values in turn, each as the client wrote it (a repeated header stays repeated).
@@ -784,9 +783,15 @@ function forwardedHeaders(req: IncomingMessage, target: URL, prefix: string, pro
   return out;
 }
 
+/** The headers a Connection header lists (lower case): they belong to that connection alone (RFC 9110 7.6.1). */
+function listedIn(connection: string | undefined): ReadonlySet<string> {
+  return connection === undefined ? NONE_LISTED : new Set(connection.split(",").map((h) => h.trim().toLowerCase()));
+}
+
 /**
  * The answer's headers for the client, as the target sent them, but for what
- * forwarding needs: no hop-by-hop headers, a redirect to the target's own
+ * forwarding needs: no hop-by-hop headers (those the target's Connection lists
+ * too), a redirect to the target's own
  * address sent to the proxy's instead (so a browser stays on the proxy, as
  * nginx's proxy_redirect does), and a cookie's Domain of the target dropped
  * (so the browser keeps it for the proxy's address).
@@ -796,14 +801,16 @@ function answeredHeaders(
   target: URL,
   prefix: string,
   host: string | undefined,
+  connection: string | undefined,
 ): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const base = `${target.protocol}//${target.host}${prefix}`;
+  const listed = listedIn(connection);
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
     let value = rawHeaders[i + 1]!;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
     if (
       lower === "location" &&
       host &&
@@ -853,6 +860,8 @@ interface Answered {
   phraseProblem: string | undefined;
   /** Names and values in turn, as the target wrote them. */
   rawHeaders: string[];
+  /** Its Connection header, every one joined: the headers it lists are not passed on. */
+  connection: string | undefined;
   encoding: string | undefined;
   length: string | undefined;
 }
