@@ -1,6 +1,7 @@
 // The proxy's one redaction on the texts it writes: a secret parameter keeps
 // its name and loses its value, wherever it sits; nothing else changes.
 import { describe, expect, it } from "vitest";
+import { contractInUse } from "../contract/index.ts";
 import { MARK, redact, redactViolation } from "./redact.ts";
 
 describe("redact", () => {
@@ -19,6 +20,26 @@ describe("redact", () => {
     ["cookie a=1; session=xyz", `cookie a=1; session=${MARK}`],
     ["/__mock/stats?token=c0ntrol&device_code=d1", `/__mock/stats?token=${MARK}&device_code=${MARK}`],
     ['found {"access_token": "abc", "expires_in": 3600}', `found {"access_token": "${MARK}", "expires_in": 3600}`],
+    // A name ending in key, as the README says, whatever joins its words.
+    ["/x?private_key=abc&x-api-key=def&api-key=ghi", `/x?private_key=${MARK}&x-api-key=${MARK}&api-key=${MARK}`],
+    ['{"secretKey": "abc", "signingKey":"def"}', `{"secretKey": "${MARK}", "signingKey":"${MARK}"}`],
+    ['{"x-api-key":"abc"}', `{"x-api-key":"${MARK}"}`],
+    ['[{"name":"X-Api-Key","value":"abc"}]', `[{"name":"X-Api-Key","value":"${MARK}"}]`],
+    ["X-Api-Key: abc\nApi-Key: def", `X-Api-Key: ${MARK}\nApi-Key: ${MARK}`],
+    // A session id by any of its platforms' names.
+    ["/x;PHPSESSID=abc?JSESSIONID=def&session_id=ghi", `/x;PHPSESSID=${MARK}?JSESSIONID=${MARK}&session_id=${MARK}`],
+    // An Authorization header of any scheme.
+    ["Authorization: Token abc123", `Authorization: Token ${MARK}`],
+    ["proxy-authorization: Digest username=u, response=abc", `proxy-authorization: Digest ${MARK}`],
+    // An XML element whose name says secret, as a JSON member's does.
+    [
+      "<r><access_token>abc</access_token><client_secret>def</client_secret><expires_in>7200</expires_in></r>",
+      `<r><access_token>${MARK}</access_token><client_secret>${MARK}</client_secret><expires_in>7200</expires_in></r>`,
+    ],
+    [
+      '<h><Authorization kind="a">Token abc</Authorization></h>',
+      `<h><Authorization kind="a">${MARK}</Authorization></h>`,
+    ],
   ])("%s", (text, shown) => {
     expect(redact(text)).toBe(shown);
   });
@@ -32,10 +53,28 @@ describe("redact", () => {
       // A code as part of a business name is no OAuth code.
       '{"CountryCode": "NL", "PostalCode": "1234 AB"}',
       "?CountryCode=NL",
+      // HTML's code element, as the suite's HTML reports quote a name in it.
+      "<p>the <code>access_token</code> of <code>code=...</code></p>",
     ]) {
       expect(redact(text)).toBe(text);
     }
   });
+
+  // The names of the service's own objects are data, never a secret's: not one of them is redacted,
+  // however it is written.
+  // But `Code`: an OAuth code's name, redacted wherever it stands (the README says so).
+  const fields = contractInUse().resources.collections.flatMap((c) => [
+    ...c.properties,
+    ...Object.values(c.nested).flat(),
+  ]);
+  it.each([...new Set(fields)].filter((f) => f.toLowerCase() !== "code"))(
+    "leaves the value of the field %s, in JSON, XML and a query",
+    (name) => {
+      for (const text of [`{"${name}": "v1"}`, `<${name}>v1</${name}>`, `?${name}=v1`, `${name}: v1`]) {
+        expect(redact(text)).toBe(text);
+      }
+    },
+  );
 
   it("redacts every text of a violation", () => {
     expect(

@@ -3,9 +3,9 @@
 // request log. Two parts: the values a run knows to be secret, wherever they
 // stand (a Redactor: the suite's settings and what its workers learned), and
 // whatever stands in a field of a secret kind: a token answer's access_token,
-// a redirect's code=, a cookie, an Authorization header, and any parameter or
-// JSON member whose name says secret (`..._token`, `..._secret`, `password`,
-// `code`, `api_key`, `session`). Each value is replaced by one fixed mark; the
+// a redirect's code=, a cookie, an Authorization header, and any parameter,
+// JSON member or XML element whose name says secret (`..._token`, `..._secret`,
+// `password`, `code`, `..._key`, `session`). Each value is replaced by one fixed mark; the
 // name stays. Pure: what a run knows is conformance/lib/secrets.ts's.
 import type { Violation } from "./exchange.ts";
 
@@ -127,13 +127,15 @@ const SECRET_KEYS =
   "access_token|refresh_token|id_token|client_secret|password|code_verifier|authorization|proxy-authorization|cookie|set-cookie|x-bawa-control-token";
 /** Names of the pairs of a HAR record (headers, query, form: {"name":...,"value":...}) whose value is secret. */
 const SECRET_NAMES = `${SECRET_KEYS}|code`;
+/** A name of SECRET_NAMES, as one name. */
+const SECRET_NAME_LIST = new RegExp(`^(${SECRET_NAMES})$`, "i");
 /** Names of URL query, fragment and form parameters whose value is secret. */
 const SECRET_PARAMS = "access_token|refresh_token|id_token|code|client_secret|password|code_verifier";
 /** A quote as it stands in JSON, in JSON quoted once or twice more, or in HTML. */
 const Q = String.raw`(\\*"|&quot;)`;
 
-/** What every one of FIELD_PATTERNS needs in the text to match. */
-const MAY_HOLD_A_SECRET = /[=:\s]/;
+/** What every one of FIELD_PATTERNS needs in the text to match (an XML element its `<`). */
+const MAY_HOLD_A_SECRET = /[=:\s<]/;
 
 const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
   // "access_token": "...", also quoted inside a quoted string (\"access_token\":\"...\") and in HTML.
@@ -149,11 +151,14 @@ const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
     ),
     (_all, q, key, colon) => `${q}${key}${q}${colon}${q}${MARK}`,
   ],
-  // Pairs of name and value ({"name":"set-cookie","value":"..."}), as traces keep headers and forms.
+  // Pairs of name and value ({"name":"set-cookie","value":"..."}), as traces keep headers and forms;
+  // also of any other name that says secret ({"name":"X-Api-Key",...}).
   [
-    new RegExp(String.raw`${Q}name\1(\s*:\s*)\1(${SECRET_NAMES})\1(\s*,\s*)\1value\1(\s*:\s*)\1([^"\\&]*)\1`, "gi"),
+    new RegExp(String.raw`${Q}name\1(\s*:\s*)\1([^"\\&]{1,100})\1(\s*,\s*)\1value\1(\s*:\s*)\1([^"\\&]*)\1`, "gi"),
     (all, q, c1, key, comma, c2, value) =>
-      value === "" || value === MARK ? all : `${q}name${q}${c1}${q}${key}${q}${comma}${q}value${q}${c2}${q}${MARK}${q}`,
+      value === "" || value === MARK || !(SECRET_NAME_LIST.test(key!) || isSecretName(key!))
+        ? all
+        : `${q}name${q}${c1}${q}${key}${q}${comma}${q}value${q}${c2}${q}${MARK}${q}`,
   ],
   // Cookies as a list of objects ("cookies":[{"name":"sid","value":"..."}]): every value.
   [
@@ -169,10 +174,16 @@ const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
     new RegExp(String.raw`(^|[?#&;\s"'(,|])(${SECRET_PARAMS})=([^&#\s"'<>\\;,)|]+)`, "gim"),
     (all, before, key, value) => (value === MARK || PLACEHOLDER.test(value!) ? all : `${before}${key}=${MARK}`),
   ],
-  // Cookie: and Set-Cookie: as header lines.
+  // Cookie: and Set-Cookie: as header lines, and a header whose name ends in -key or -token (X-Api-Key:).
   [
-    /(?<![\w-])(set-cookie|cookie|x-bawa-control-token)(\s*:\s*)([^\r\n"'<>]+)/gi,
+    /(?<![\w-])(set-cookie|cookie|[a-z][\w-]*-(?:key|token))(\s*:\s*)([^\r\n"'<>]+)/gi,
     (all, name, colon, value) => (value!.trim() === MARK ? all : `${name}${colon}${MARK}`),
+  ],
+  // Authorization: as a header line, whatever its scheme (Token, Digest, ...): all after the scheme.
+  [
+    /(?<![\w-])((?:proxy-)?authorization)(\s*:\s*)([A-Za-z][\w.~+-]*)([ \t]+)([^\r\n"'<>]+)/gi,
+    (all, name, colon, scheme, space, value) =>
+      value!.trim() === MARK ? all : `${name}${colon}${scheme}${space}${MARK}`,
   ],
   // Authorization schemes: Basic with credentials, Bearer with anything but a plain word of prose.
   [
@@ -192,14 +203,24 @@ const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
     /"([^"\\]{1,100})"(\s*:\s*)"(?:[^"\\]|\\.)*"/g,
     (all, name, colon) => (isSecretName(name!) && !all.endsWith(`"${MARK}"`) ? `"${name}"${colon}"${MARK}"` : all),
   ],
+  // An XML element whose name says secret, as a JSON member's would (<access_token>...</access_token>);
+  // not HTML's <code>, which the reports written as HTML quote text in.
+  [
+    /<([A-Za-z_][\w.-]{0,100})(\s[^<>]*)?>([^<]+)<\/\1\s*>/g,
+    (all, name, attributes, value) =>
+      value !== MARK && name!.toLowerCase() !== "code" && (SECRET_NAME_LIST.test(name!) || isSecretName(name!))
+        ? `<${name}${attributes ?? ""}>${MARK}</${name}>`
+        : all,
+  ],
 ];
 
 /**
- * Parameter names whose values are secrets: tokens, secrets, passwords, keys, sessions, and a code
- * as a word of its own (`code`, `device_code`; not `CountryCode` or `PostalCode`).
+ * Parameter names whose values are secrets: tokens, secrets, passwords, keys (`api_key`,
+ * `x-api-key`, `private_key`, `signingKey`), sessions (`session_id`, `JSESSIONID`, `PHPSESSID`),
+ * and a code as a word of its own (`code`, `device_code`; not `CountryCode` or `PostalCode`).
  */
 const SECRET_NAME =
-  /(token|secret|password|passwd|pwd|(^|[_-])code|assertion|credentials?|api_?key|signature|session(_?id)?)$/i;
+  /(token|secret|password|passwd|pwd|(^|[_-])code|assertion|credentials?|key|signature|session|sess(ion)?_?id)$/i;
 
 const isSecretName = (name: string) => {
   try {
@@ -221,8 +242,9 @@ function secretCredentials(scheme: string, value: string): boolean {
 export function redact(text: string): string;
 export function redact(text: string | undefined): string | undefined;
 export function redact(text: string | undefined): string | undefined {
-  // Every pattern needs a `=`, a colon or a space (after a scheme's name); most texts (a request's
-  // path, the proxy logs one per exchange) have none, and are returned without running them.
+  // Every pattern needs a `=`, a colon, a space (after a scheme's name) or a `<` (an XML element);
+  // most texts (a request's path, the proxy logs one per exchange) have none, and are returned
+  // without running them.
   if (text === undefined || text.length < 3 || !MAY_HOLD_A_SECRET.test(text)) return text;
   let out = text;
   for (const [pattern, replace] of FIELD_PATTERNS) out = out.replace(pattern, replace as (...m: string[]) => string);
