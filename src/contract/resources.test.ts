@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bindProperties } from "../mock/core/binding.ts";
+import { bindProperties } from "../rules/binding.ts";
 import type { OpenApiDocument } from "./contract.ts";
 import { compileContract, PROJECT_CONTRACT_PATH } from "./index.ts";
 import { buildResourceModel, propertyOfParameter, ResourceModelError } from "./resources.ts";

@@ -5,9 +5,9 @@
 
 import type { OpenApiDocument } from "../../contract/contract.ts";
 import { type Collection, isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
+import { bindProperties } from "../../rules/binding.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
-import { bindProperties } from "./binding.ts";
 import { exampleHandler } from "./examples.ts";
 import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./format.ts";
 import { encodedOf, type MockResponse } from "./http.ts";

@@ -5,7 +5,7 @@
 // conformance suite every exchange it sends, so the two can not disagree.
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
-import { bindProperties } from "../../mock/core/binding.ts";
+import { bindProperties } from "../binding.ts";
 import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";

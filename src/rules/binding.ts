@@ -3,7 +3,7 @@
 // as Json.NET does, so camelCase clients of the real family work unchanged;
 // two properties that bind to one field are refused, naming both; properties
 // that bind to no field are ignored and named, never silently dropped.
-import type { Problem } from "../../contract/index.ts";
+import type { Problem } from "../contract/index.ts";
 
 export interface Bound {
   /** The body with the contract's property names: the body itself when it already had them. */
