@@ -186,6 +186,23 @@ export class Memory {
     return at + this.clockOffset;
   }
 
+  /**
+   * The target's clock read `target` when the proxy's read `at` (a GET /__mock/clock, or a POST's
+   * answer less the seconds it moved the clock): the offset from now on. Times kept on a clock the
+   * judge had wrong are moved by the difference: a run that begins after another moved a mock's
+   * clock records the tokens it gets before it reads the clock as issued on the proxy's, and
+   * without the move every one of them would look hours old once the clock was read (a second
+   * run of the suite failed TOK-EXPIRY so). A difference under a second is the call's own time.
+   */
+  clockRead(target: number, at: number): void {
+    const shift = target - at - this.clockOffset;
+    this.clockOffset = target - at;
+    if (Math.abs(shift) < 1000) return;
+    for (const code of this.codes.values()) code.issuedAt += shift;
+    for (const token of this.access.values()) token.issuedAt += shift;
+    for (const token of this.refresh.values()) token.lineageExpiresAt += shift;
+  }
+
   /** What a reset of the target's objects ended: the objects seen and the paths answered. */
   forgetObjects(): void {
     this.objects.clear();

@@ -49,7 +49,20 @@ const CONTROL = group<Judged & { path: string }>({
         if (path === "/__mock/clock") {
           const now = (jsonOf(ex.body)?.value as { now?: unknown } | undefined)?.now;
           const at = typeof now === "string" ? Date.parse(now) : Number.NaN;
-          if (Number.isFinite(at)) memory.clockOffset = at - ex.at;
+          if (!Number.isFinite(at)) return undefined;
+          // A POST moved the clock by its advanceSeconds: before it, the clock read that much less.
+          const advanced =
+            ex.method.toUpperCase() === "POST"
+              ? (jsonOf(ex.requestBody)?.value as { advanceSeconds?: unknown } | undefined)?.advanceSeconds
+              : 0;
+          if (typeof advanced !== "number" || !Number.isFinite(advanced)) {
+            // Moved by an amount the exchange does not show: what was kept can not be placed.
+            memory.forgetTokens();
+            memory.clockOffset = at - ex.at;
+            return undefined;
+          }
+          memory.clockRead(at - advanced * 1000, ex.at);
+          memory.clockOffset += advanced * 1000;
         } else if (
           path.startsWith("/__mock/tokens/") ||
           path === "/__mock/rules" ||

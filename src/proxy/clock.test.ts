@@ -1,0 +1,66 @@
+// The judge in front of a mock whose clock another run moved: a second run of the suite against
+// the same mock failed TOK-EXPIRY on every token it got before it read the clock, each "23706 s
+// after it was issued", though none had aged a second. A token ages by the moves the judge saw.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCOPE, SEED } from "../mock/testing.ts";
+import { mockBehindProxy, Session } from "./testing.ts";
+
+let behind: Awaited<ReturnType<typeof mockBehindProxy>>;
+beforeAll(async () => {
+  behind = await mockBehindProxy();
+});
+afterAll(() => behind?.close());
+
+const session = () =>
+  new Session(behind.proxy.url, {
+    app: SEED.app,
+    second: SEED.second,
+    username: SEED.user.username,
+    password: SEED.user.password,
+    database: SEED.database,
+    scope: SCOPE,
+  });
+
+/** The rules the proxy found broken since its entry `after`. */
+const brokenSince = (after: number) =>
+  behind.proxy.log.since(after).flatMap((e) => e.violations?.map((v) => `${v.requirement} ${v.found ?? ""}`) ?? []);
+
+const advance = (s: Session, seconds: number) =>
+  s.call("POST", "/__mock/clock", {
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ advanceSeconds: seconds }),
+  });
+
+describe("a token's age, when the mock's clock was moved where the proxy did not see it", () => {
+  it("is counted from the clock's first reading on, not from the proxy's own clock", async () => {
+    // An earlier run moved the clock, straight at the mock: hours ahead of the proxy's.
+    behind.mock.clock.advance(23_706);
+    const s = session();
+    const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
+    const { access, refresh } = await s.codeGrant(await s.code());
+    expect(access).toBeDefined();
+    // Read, then moved by a minute: the token is a minute old, well within its 7200 s.
+    expect((await s.call("GET", "/__mock/clock")).status).toBe(200);
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    expect((await advance(s, 60)).status).toBe(200);
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    expect(brokenSince(after)).toEqual([]);
+
+    // A token got before a move the proxy sees, its first sight of the clock: aged by that move.
+    const again = await s.refreshGrant(refresh);
+    behind.mock.clock.advance(3_600);
+    expect((await advance(s, 60)).status).toBe(200);
+    expect((await s.data("GET", "CustomerInfoList", again.access)).status).toBe(200);
+    expect(brokenSince(after)).toEqual([]);
+
+    // The rule still holds: past 7200 s by moves the proxy saw, a token that still works is reported.
+    behind.mock.scenarios.set("tokens-never-expire", true);
+    try {
+      expect((await advance(s, 7_201)).status).toBe(200);
+      expect((await s.data("GET", "CustomerInfoList", again.access)).status).toBe(200);
+      expect(brokenSince(after).join()).toMatch(/TOK-EXPIRY/);
+    } finally {
+      behind.mock.scenarios.set("tokens-never-expire", false);
+    }
+  });
+});
