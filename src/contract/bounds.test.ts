@@ -114,6 +114,37 @@ describe("what a contract may say (A-LIMITS)", () => {
   });
 });
 
+describe("defaults", () => {
+  it.each([
+    [{ type: "integer", enum: [1, 2, 3], default: 5 }, "the default 5 is not one of its enum's values"],
+    [
+      { type: ["string", "null"], maxLength: 3, default: "Utrecht" },
+      'the default "Utrecht" is longer than its maxLength 3',
+    ],
+    [{ type: "boolean", default: "yes" }, 'the default "yes" is not of type boolean'],
+    [{ type: "integer", default: 1.5 }, "the default 1.5 is not of type integer"],
+    [{ type: "number", minimum: 0, default: -1 }, "the default -1 is below its minimum 0"],
+    [{ const: "A", default: "B" }, 'the default "B" is not its const'],
+  ])("a default its own schema refuses is refused naming it: %j", (city, message) => {
+    const err = refusal(contractWith((s) => void Object.assign(s.CustomerRequest!.properties!, { City: city })));
+    expect(err.where).toBe(`${CITY}/default`);
+    expect(err.message).toBe(
+      `${CITY}/default: ${message}: every request that leaves the property out would be refused for a value it never sent`,
+    );
+  });
+
+  it("a default that fits is fine, null where null is a type, and 😀 is one character of a maxLength", () => {
+    for (const city of [
+      { type: ["string", "null"], default: null },
+      { type: "string", maxLength: 1, default: "😀" },
+      { enum: [{ a: 1 }], default: { a: 1 } },
+    ])
+      expect(() =>
+        checkContract(contractWith((s) => void Object.assign(s.CustomerRequest!.properties!, { City: city }))),
+      ).not.toThrow();
+  });
+});
+
 describe("$refs", () => {
   it("a loop of $refs is refused naming its path (it ended in 'Maximum call stack size exceeded')", () => {
     const doc = contractWith((s) => {

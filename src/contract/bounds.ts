@@ -108,6 +108,60 @@ function checkSchemaKeywords(node: Node, at: string, refs: Array<{ node: Node; a
     for (const key of Object.keys(patternProperties)) checkPattern(key, `${at}/patternProperties/${escapeKey(key)}`);
   }
   if (typeof $ref === "string") refs.push({ node, at });
+  if ("default" in node) checkDefault(node, at);
+}
+
+/**
+ * A default its own schema refuses: the mock fills it into every request that leaves the
+ * property out (A-DEFAULTS), and each would be refused for a value the client never sent
+ * (`Priority` with `default: 5` and `enum: [1, 2, 3]`). The schema's own keywords are asked, not
+ * what a `$ref` or `allOf` adds.
+ */
+function checkDefault(node: Node, at: string): void {
+  const value = node.default;
+  const why = defaultProblem(node, value);
+  if (why === undefined) return;
+  throw new ContractError(
+    `${at}/default`,
+    `the default ${JSON.stringify(value)?.slice(0, 100)} ${why}: every request that leaves the property out would be refused for a value it never sent`,
+  );
+}
+
+function defaultProblem(node: Node, value: unknown): string | undefined {
+  const same = (a: unknown) => JSON.stringify(a) === JSON.stringify(value);
+  if (Array.isArray(node.enum) && !node.enum.some(same)) return "is not one of its enum's values";
+  if ("const" in node && !same(node.const)) return "is not its const";
+  const types = [node.type].flat().filter((t): t is string => typeof t === "string");
+  if (types.length > 0 && !types.some((t) => isOfType(value, t))) return `is not of type ${types.join(" or ")}`;
+  if (typeof value === "string") {
+    const length = [...value].length;
+    if (typeof node.maxLength === "number" && length > node.maxLength)
+      return `is longer than its maxLength ${node.maxLength}`;
+    if (typeof node.minLength === "number" && length < node.minLength)
+      return `is shorter than its minLength ${node.minLength}`;
+  }
+  if (typeof value === "number") {
+    if (typeof node.maximum === "number" && value > node.maximum) return `is above its maximum ${node.maximum}`;
+    if (typeof node.minimum === "number" && value < node.minimum) return `is below its minimum ${node.minimum}`;
+  }
+  return undefined;
+}
+
+function isOfType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return isObject(value);
+    case "integer":
+      return Number.isInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    default:
+      return typeof value === type;
+  }
 }
 
 function checkPattern(source: string, at: string): void {
