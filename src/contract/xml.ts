@@ -141,8 +141,14 @@ export class XmlMapping {
   #value(node: Node, schema: Schema, path: string, lost: Problem[] | undefined): unknown {
     const s = this.#resolve(schema);
     const attrs = (node[":@"] ?? {}) as Record<string, string>;
-    if (attrs["@_nil"] === "true") return null;
     const children = (node[elementName(node)] ?? []) as Node[];
+    if (attrs["@_nil"] === "true") {
+      // Null and a value at once: either would be a value silently lost (prefixes are not read,
+      // so a nil of any namespace is taken as the schema instance's).
+      if (children.some((c) => isElement(c) || textOf([c]).trim() !== ""))
+        throw new XmlError(`<${elementName(node)}> is nil and holds a value; send one of the two`);
+      return null;
+    }
     const types = [s.type].flat().filter((t): t is string => typeof t === "string");
     if (types.includes("array")) {
       const items = s.items ?? {};

@@ -83,6 +83,11 @@ describe("JSON and XML in both directions", () => {
   it.each([
     ["an element given twice", "<Name>a</Name><Name>b</Name>", "<Name> is given twice in <Customer>; give it once"],
     ["an element inside a value", "<Name>x<b>bold</b>y</Name>", "<Name> holds a value, not the element <b> inside it"],
+    [
+      "a nil that holds a value",
+      '<City nil="true">Haarlem</City>',
+      "<City> is nil and holds a value; send one of the two",
+    ],
   ])("XML with %s is 400 naming it, no value lost", (_name, inner, message) => {
     const { mock, auth } = freshMock();
     const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
