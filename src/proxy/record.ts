@@ -339,6 +339,21 @@ export class Recording {
           .map((o) => `${o.resource} shows ${o.view.properties.join(", ")} of each ${o.collection.name}`),
       ),
     ];
+    // Resources of the whole service no answer showed: the mock serves them empty from this folder,
+    // and the family's clients ask AdministrationInfoList before anything else.
+    const unseen = [
+      ...new Set(
+        this.contract.resources.operations
+          .filter(
+            (o) =>
+              o.action === "list" &&
+              o.databaseParam === undefined &&
+              !this.#lists.has(o.collection.name) &&
+              !this.#objects.has(o.collection.name),
+          )
+          .map((o) => o.resource),
+      ),
+    ];
     return `${README_TITLE}
 
 What bawa proxy saw of ${target}, as seed data for the mock: \`npx bawa mock --seed <this folder>\`.
@@ -350,6 +365,14 @@ recorded here.
 | collection | database | objects | seen only in a list |
 |---|---|---|---|
 ${rows.join("\n") || "| (nothing yet) | | | |"}
+
+## Never seen
+
+${
+  unseen.length === 0
+    ? "Every resource of the whole service was seen."
+    : `No answer showed ${unseen.join(", ")}: a mock on this folder answers ${unseen.length === 1 ? "it" : "each"} with an empty list. \`GET\` ${unseen.length === 1 ? "it" : "each"} through the proxy (\`/v1/api/${unseen[0]}\`) to record ${unseen.length === 1 ? "it" : "them"}.`
+}
 
 ## Seen only in a list
 

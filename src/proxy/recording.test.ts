@@ -79,6 +79,25 @@ describe("a recording", () => {
     expect(r.readme("http://t.example")).not.toMatch(/- Customer in DEMO: 1001/);
   });
 
+  it("names the resources of the whole service no answer showed, which a mock on it serves empty", () => {
+    const r = recording();
+    const wholeService = [
+      ...new Set(
+        contract.resources.operations.filter((o) => o.action === "list" && !o.databaseParam).map((o) => o.resource),
+      ),
+    ];
+    expect(wholeService).toContain("AdministrationInfoList");
+    r.apply(answer("/v1/api/DEMO/Customer/1001", customer));
+    expect(r.readme("http://t.example")).toContain(
+      `No answer showed ${wholeService.join(", ")}: a mock on this folder answers`,
+    );
+    const administrations = (
+      JSON.parse(readFileSync(resolve(PROJECT_ROOT, "mock-data/AdministrationInfo.json"), "utf8")) as unknown[]
+    ).slice(0, 1);
+    for (const resource of wholeService) r.apply(answer(`/v1/api/${resource}`, administrations));
+    expect(r.readme("http://t.example")).toContain("Every resource of the whole service was seen.");
+  });
+
   it("removes an object on DELETE and on a 404 for its address, never because a list left it out", () => {
     const r = recording();
     for (const c of seed.slice(0, 3)) r.apply(answer(`/v1/api/DEMO/Customer/${c.CustomerId}`, c));
