@@ -95,9 +95,12 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
     ((req) => {
       const body = objectOf(req);
       if (body.all === true) return controlJson(200, { tokens: all(req) });
-      const given = typeof body.token === "string" ? body.token : "";
+      // A body that names no token is the caller's mistake (400), not a token that is not there (404).
+      if (typeof body.token !== "string" || body.token === "")
+        return refuse('Name the token: send {"token": "<the token or its first 10 characters>"} or {"all": true}.');
+      const given = body.token;
       const token = tokens.byPrefix(given) ?? given;
-      if (!token || !act(token, req)) {
+      if (!act(token, req)) {
         return controlJson(404, {
           Message: 'No token matches; send {"token": "<the token or its first 10 characters>"} or {"all": true}.',
         });

@@ -191,6 +191,15 @@ describe("scenarios while the mock runs", () => {
     expect(works(two.access_token)).toBe(401);
     const listed = call(mock, "GET", "/__mock/tokens").json() as Array<{ state: string }>;
     expect(listed.every((t) => t.state === "revoked")).toBe(true);
+    // A body that names no token is 400 saying what to send; a token that is not there, 404.
+    for (const path of ["/__mock/tokens/expire", "/__mock/tokens/revoke"]) {
+      for (const body of ["{}", '{"token": ""}', '{"token": 7}', '{"all": "yes"}']) {
+        const res = control(mock, path, body);
+        expect(res.status, `${path} ${body}`).toBe(400);
+        expect(res.json().Message).toMatch(/^Name the token: send \{"token": /);
+      }
+      expect(control(mock, path, '{"token": "nosuchtoken"}').status).toBe(404);
+    }
   });
 
   it("reset clears every scenario but keeps the command line's", () => {
