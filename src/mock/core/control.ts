@@ -190,7 +190,17 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
           }
           const app = registry.activeApplication(clientId);
           if (!app || !sameSecret(clientSecret, app.clientSecret)) {
-            return controlJson(401, { Message: "The application is unknown, not active, or its secret is wrong." });
+            // The mock's own guarded call, for its operator: it may say which (the token endpoint,
+            // the service's, does not). A pending application is what a new registration is.
+            const known = registry.application(clientId);
+            const named = JSON.stringify(clientId.slice(0, 60));
+            const why =
+              known === undefined
+                ? `No application is registered with client_id ${named}.`
+                : !sameSecret(clientSecret, known.clientSecret)
+                  ? `The secret is not that of ${named}.`
+                  : `The application ${named} is registered but not active (${known.status}): activate it with npx bawa activate ${clientId.slice(0, 60)} or in the portal.`;
+            return controlJson(401, { Message: why });
           }
           const user = registry.user(registry.backgroundUser)!;
           const { scope } = req.ctx.config;

@@ -493,12 +493,19 @@ describe("the background user's refresh token", () => {
     expect(read("OTHER")).toBe(401);
   });
 
-  it("is refused without the application's secret", () => {
+  it("is refused without the application's secret, or for one not active, saying which to its operator", () => {
     const { mock } = freshMock();
-    expect(
-      control(mock, "/__mock/refresh-tokens", JSON.stringify({ clientId: DEMO_APP.clientId, clientSecret: "x" }))
-        .status,
-    ).toBe(401);
+    const refused = (clientId: string, clientSecret: string) => {
+      const res = control(mock, "/__mock/refresh-tokens", JSON.stringify({ clientId, clientSecret }));
+      expect(res.status).toBe(401);
+      return res.json().Message as string;
+    };
+    expect(refused(DEMO_APP.clientId, "x")).toBe(`The secret is not that of "${DEMO_APP.clientId}".`);
+    expect(refused("nobody", "x")).toBe('No application is registered with client_id "nobody".');
+    const pending = mock.registry.applications().find((a) => a.status !== "Actief")!;
+    expect(refused(pending.clientId, pending.clientSecret)).toBe(
+      `The application "${pending.clientId}" is registered but not active (${pending.status}): activate it with npx bawa activate ${pending.clientId} or in the portal.`,
+    );
     expect(control(mock, "/__mock/refresh-tokens", "{}").status).toBe(400);
   });
 });
