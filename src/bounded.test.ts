@@ -27,6 +27,20 @@ class Model {
 
 type Op = { set: string; value: number } | { delete: string } | { clear: true };
 
+/** One operation on the map and on its model alike. */
+function apply(kept: Bounded<string, number>, model: Model, o: Op): void {
+  if ("set" in o) {
+    kept.set(o.set, o.value);
+    model.set(o.set, o.value);
+  } else if ("delete" in o) {
+    kept.delete(o.delete);
+    model.delete(o.delete);
+  } else {
+    kept.clear();
+    model.entries = [];
+  }
+}
+
 describe("Bounded", () => {
   it("forgets the entry least recently set, also when one key is set again and again", () => {
     const kept = new Bounded<string, number>(2);
@@ -55,16 +69,7 @@ describe("Bounded", () => {
         const kept = new Bounded<string, number>(limit);
         const model = new Model(limit);
         for (const o of ops) {
-          if ("set" in o) {
-            kept.set(o.set, o.value);
-            model.set(o.set, o.value);
-          } else if ("delete" in o) {
-            kept.delete(o.delete);
-            model.delete(o.delete);
-          } else {
-            kept.clear();
-            model.entries = [];
-          }
+          apply(kept, model, o);
           expect([...kept.entries()]).toEqual(model.entries);
         }
       }),
@@ -88,16 +93,7 @@ describe("Bounded", () => {
           const kept = new Bounded<string, number>(limit, { limit: weightLimit, of: (v) => v });
           const model = new Model(limit, weightLimit);
           for (const o of ops) {
-            if ("set" in o) {
-              kept.set(o.set, o.value);
-              model.set(o.set, o.value);
-            } else if ("delete" in o) {
-              kept.delete(o.delete);
-              model.delete(o.delete);
-            } else {
-              kept.clear();
-              model.entries = [];
-            }
+            apply(kept, model, o);
             expect([...kept.entries()]).toEqual(model.entries);
             expect(kept.weight).toBe(model.entries.reduce((sum, [, w]) => sum + w, 0));
           }

@@ -2,8 +2,7 @@
 // the same mock failed TOK-EXPIRY on every token it got before it read the clock, each "23706 s
 // after it was issued", though none had aged a second. A token ages by the moves the judge saw.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCOPE, SEED } from "../mock/testing.ts";
-import { mockBehindProxy, Session } from "./testing.ts";
+import { mockBehindProxy, type Session, seedSession } from "./testing.ts";
 
 let behind: Awaited<ReturnType<typeof mockBehindProxy>>;
 beforeAll(async () => {
@@ -11,15 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => behind?.close());
 
-const session = () =>
-  new Session(behind.proxy.url, {
-    app: SEED.app,
-    second: SEED.second,
-    username: SEED.user.username,
-    password: SEED.user.password,
-    database: SEED.database,
-    scope: SCOPE,
-  });
+const session = () => seedSession(behind.proxy.url);
 
 /** The rules the proxy found broken since its entry `after`. */
 const brokenSince = (after: number) =>

@@ -11,9 +11,8 @@ import { observe, observeTarget, takeObserved } from "../../conformance/lib/obse
 import { requirements } from "../../conformance/lib/requirements.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import type { BawaMock } from "../mock/index.ts";
-import { SCOPE, SEED } from "../mock/testing.ts";
 import type { RunningProxy } from "./node.ts";
-import { everyRule, mockBehindProxy, Session } from "./testing.ts";
+import { everyRule, mockBehindProxy, seedSession } from "./testing.ts";
 
 /** Faults no exchange (nor a session of them) can show, and why. */
 const NOT_SHOWN: Record<string, string> = {
@@ -89,16 +88,7 @@ async function violationsWith(switches: readonly string[]): Promise<string[]> {
   for (const name of switches) mock.scenarios.set(name, true);
   const after = proxy.log.since(0).at(-1)?.id ?? 0;
   await takeObserved();
-  await everyRule(
-    new Session(proxy.url, {
-      app: SEED.app,
-      second: SEED.second,
-      username: SEED.user.username,
-      password: SEED.user.password,
-      database: SEED.database,
-      scope: SCOPE,
-    }),
-  );
+  await everyRule(seedSession(proxy.url));
   const ids = proxy.log.since(after).flatMap((e) => e.violations?.map((v) => v.requirement) ?? []);
   suiteSaw = takeObserved().then((found) => [...new Set(found.map((v) => v.requirement))].sort());
   return [...new Set(ids)].sort();

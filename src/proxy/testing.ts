@@ -8,6 +8,7 @@ import { contractInUse } from "../contract/index.ts";
 import type { Application } from "../mock/core/oauth/registry.ts";
 import { type BawaMock, buildMock } from "../mock/index.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
+import { SCOPE, SEED } from "../mock/testing.ts";
 import { completeBody } from "../rules/bodies.ts";
 import { type RunningProxy, startProxy } from "./node.ts";
 
@@ -179,6 +180,17 @@ export class Session {
     return { ...res, id: typeof id === "string" ? id : undefined };
   }
 }
+
+/** A session through `base` as the seed's demo user, with its two applications. */
+export const seedSession = (base: string): Session =>
+  new Session(base, {
+    app: SEED.app,
+    second: SEED.second,
+    username: SEED.user.username,
+    password: SEED.user.password,
+    database: SEED.database,
+    scope: SCOPE,
+  });
 
 /**
  * A customer body with every property of the table, as a create sends it (rules/bodies.ts),
