@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
 import { type CompiledContract, MONTH_DAY_YEAR } from "../../src/contract/index.ts";
-import { propertiesOf, typesOf } from "../../src/rules/bodies.ts";
+import { type PropertySchema, propertiesOf, resolved, typesOf } from "../../src/rules/bodies.ts";
 
 export const SEED = Number(process.env.CONFORMANCE_SEED ?? (process.env.CI ? 20261121 : Date.now() % 2 ** 31));
 export const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 40);
@@ -74,6 +74,93 @@ export function malformedDateBodies(contract: CompiledContract, schema: string, 
     .chain((p) =>
       bad.filter((v) => !p.pattern!.test(v)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })),
     );
+}
+
+/** The properties a request schema declares required, in the order it lists them. */
+export function requiredProperties(contract: CompiledContract, schema: string): string[] {
+  const s = resolved(contract, (contract.doc.components.schemas as Record<string, PropertySchema>)[schema]);
+  return [...(s.required ?? [])];
+}
+
+/** A valid body of `schema` with each of `required` left out in turn: the property and the body without it. */
+export function bodiesWithout(required: readonly string[], valid: Record<string, unknown>) {
+  return required.map((field) => ({
+    field,
+    body: Object.fromEntries(Object.entries(valid).filter(([k]) => k !== field)),
+  }));
+}
+
+/**
+ * The text properties of `schema` with a maxLength, but for those in `skip` (the id, what the
+ * service sets itself) and enums and dates, whose values are refused for another reason.
+ */
+export const limitedTexts = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
+  Object.entries(propertiesOf(contract, schema))
+    .filter(
+      ([k, p]) =>
+        !skip.includes(k) &&
+        p.maxLength !== undefined &&
+        typesOf(p).includes("string") &&
+        p.enum === undefined &&
+        p.format !== MONTH_DAY_YEAR,
+    )
+    .map(([name, p]) => ({ name, maxLength: p.maxLength! }));
+
+/**
+ * A valid body of `schema` with one text property 1 to 8 characters longer than its maxLength:
+ * letters and digits only, so a pattern of word characters is not what refuses it.
+ */
+export function tooLongBodies(
+  contract: CompiledContract,
+  schema: string,
+  valid: Record<string, unknown>,
+  skip: readonly string[],
+) {
+  const texts = limitedTexts(contract, schema, skip);
+  return fc
+    .constantFrom(...texts)
+    .chain((p) =>
+      fc
+        .tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom("x", "L", "7"))
+        .map(([over, c]) => ({ field: p.name, body: { ...valid, [p.name]: c.repeat(p.maxLength + over) } })),
+    );
+}
+
+/** The properties of `schema` that allow only the values their enum lists. */
+export const enumProperties = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
+  Object.entries(propertiesOf(contract, schema))
+    .filter(([k, p]) => !skip.includes(k) && Array.isArray(p.enum) && p.enum.some((v) => v !== null))
+    .map(([name, p]) => ({ name, schema: p }));
+
+/**
+ * A valid body of `schema` with one enum property given a value its enum does not list, of the
+ * property's own type (a text within its maxLength, a whole number within its bounds), so the
+ * enum is what refuses it.
+ */
+export function outsideEnumBodies(
+  contract: CompiledContract,
+  schema: string,
+  valid: Record<string, unknown>,
+  skip: readonly string[],
+) {
+  const props = enumProperties(contract, schema, skip);
+  return fc.constantFrom(...props).chain(({ name, schema: p }) => {
+    // Not a listed value in other letter case either: a binder may read enums without case.
+    const listed = (v: unknown) =>
+      p.enum!.some(
+        (e) => e === v || (typeof e === "string" && typeof v === "string" && e.toLowerCase() === v.toLowerCase()),
+      );
+    const types = typesOf(p);
+    const value: fc.Arbitrary<unknown> = types.includes("string")
+      ? fc
+          .string({ minLength: Math.max(1, p.minLength ?? 1), maxLength: Math.min(p.maxLength ?? 12, 12) })
+          .filter((v) => v.trim() === v && v.length >= Math.max(1, p.minLength ?? 1))
+      : fc.integer({
+          min: p.minimum ?? (p.exclusiveMinimum !== undefined ? p.exclusiveMinimum + 1 : -1000),
+          max: p.maximum ?? 1000,
+        });
+    return value.filter((v) => !listed(v)).map((v) => ({ field: name, body: { ...valid, [name]: v } }));
+  });
 }
 
 /** JSON text of a valid body, cut short or with a stray character, that no longer parses. */

@@ -4,8 +4,16 @@
 // read from openapi.yaml by src/contract/resources.ts.
 
 import type { OpenApiDocument } from "../../contract/contract.ts";
-import { type Collection, isXmlChar, type Operation, type Problem, type ResourceModel } from "../../contract/index.ts";
+import {
+  type Collection,
+  type CompiledContract,
+  isXmlChar,
+  type Operation,
+  type Problem,
+  type ResourceModel,
+} from "../../contract/index.ts";
 import { bindProperties } from "../../rules/binding.ts";
+import { type PropertySchema, propertiesOf, resolved, valueFor } from "../../rules/bodies.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { exampleHandler } from "./examples.ts";
@@ -13,6 +21,7 @@ import { answer, bodyFormat, decodeBody, PLAIN_XML_TEXT, problem } from "./forma
 import { encodedOf, type MockResponse } from "./http.ts";
 import { applyListQuery, parseListQuery } from "./list-query.ts";
 import type { Handler, Route, RoutedRequest } from "./router.ts";
+import type { Rules } from "./rules.ts";
 import { project, SERVICE_WIDE, type StoredObject } from "./store.ts";
 
 /** Answer codes of the resource operations (AnswerMeta.code): what happened, whatever the resource. */
@@ -365,6 +374,7 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
     return invalid("The request body has too many properties.");
   }
   if (pathId !== undefined && raw[idProperty] === undefined) raw[idProperty] = c.idIsNumber ? Number(pathId) : pathId;
+  if (!rules.enforceRequired || !rules.refuseOutOfDomain) loosen(raw, contract, c, rules);
   let problems = contract.requests.check(request.schema, raw);
   if (decoded.lost.length > 0) problems = withLost(problems, decoded.lost, bound.ignored);
   if (problems.length === 0) {
@@ -387,6 +397,30 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
     given,
     ...(sent ? { sent } : {}),
   };
+}
+
+/**
+ * What a planted fault accepts instead of refusing, before the schema is checked: a required
+ * property left out gets a value made from its schema (`enforceRequired` off); a text over its
+ * maxLength is cut to it and a value its enum does not list becomes the first it does
+ * (`refuseOutOfDomain` off). The id and what the service sets itself keep their own rules.
+ */
+function loosen(raw: Record<string, unknown>, contract: CompiledContract, c: Collection, rules: Rules): void {
+  const schema = c.request!.schema;
+  const props = propertiesOf(contract, schema);
+  if (!rules.enforceRequired) {
+    const request = resolved(contract, (contract.doc.components.schemas as Record<string, PropertySchema>)[schema]);
+    for (const k of request.required ?? []) if (raw[k] === undefined) raw[k] = valueFor(props[k] ?? {});
+  }
+  if (rules.refuseOutOfDomain) return;
+  const own = new Set([c.idProperty, ...c.serviceSet.map((s) => s.name)]);
+  for (const [k, p] of Object.entries(props)) {
+    const v = raw[k];
+    if (own.has(k) || v === undefined || v === null) continue;
+    if (p.enum && !p.enum.includes(v)) raw[k] = p.enum.find((e) => e !== null);
+    else if (typeof v === "string" && p.maxLength !== undefined && v.length > p.maxLength)
+      raw[k] = v.slice(0, p.maxLength);
+  }
 }
 
 /**

@@ -77,6 +77,10 @@ export interface Rules {
   fillDefaults: boolean;
   /** A body with every property is accepted (description, Customer). */
   acceptAllProperties: boolean;
+  /** A body without a property its schema requires is 400 (description, Errors rule 3; A-REQUIRED); off: it is given a value made from its schema. */
+  enforceRequired: boolean;
+  /** A text over its maxLength or a value its enum does not list is 400 (A-INVALID-BODIES); off: it is cut to the maxLength, or becomes the enum's first value, and stored. */
+  refuseOutOfDomain: boolean;
   /** PUT replaces the customer (description, Endpoints). */
   putChanges: boolean;
   /** A property a PUT leaves out gets its default, as on create; off, it keeps its old value (description, Customer). */
@@ -100,6 +104,8 @@ export interface Rules {
 export const DATA_API_RULES: ReadonlySet<keyof Rules> = new Set<keyof Rules>([
   "fillDefaults",
   "acceptAllProperties",
+  "enforceRequired",
+  "refuseOutOfDomain",
   "putChanges",
   "putFillsDefaults",
   "deleteRemoves",
@@ -142,6 +148,8 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   versionLetterEitherCase: true,
   fillDefaults: true,
   acceptAllProperties: true,
+  enforceRequired: true,
+  refuseOutOfDomain: true,
   putChanges: true,
   putFillsDefaults: true,
   deleteRemoves: true,

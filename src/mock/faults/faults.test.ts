@@ -53,6 +53,35 @@ describe("the switches", () => {
     expect(res.json()).not.toHaveProperty("CollectiveInvoiceSystemId");
   });
 
+  // What the suite's invalid-bodies checks must catch: values fitted into the schema or made up,
+  // not refused. A body without any properties at all stays 400 (ERR-3-REQUIRED is not broken).
+  it("required-not-enforced and values-fitted store what they should refuse", () => {
+    const contract = freshMock().mock.ctx.contract;
+    const headersOf = (mock: BawaMock) => ({
+      authorization: `Bearer ${codeFlowTokens(mock).access_token}`,
+      "content-type": "application/json",
+    });
+    const loose = buildMock({ contract, switches: ["required-not-enforced"] });
+    const headers = headersOf(loose);
+    const made = call(loose, "POST", "/v1/api/DEMO/Customer", { headers, body: '{"City":"Zwolle"}' });
+    expect(made.status).toBe(200);
+    expect(made.json().Name).toBe("x");
+    expect(call(loose, "POST", "/v1/api/DEMO/Customer", { headers }).status).toBe(400);
+    const fitted = buildMock({ contract, switches: ["values-fitted"] });
+    const long = call(fitted, "POST", "/v1/api/DEMO/Customer", {
+      headers: headersOf(fitted),
+      body: JSON.stringify({ Name: "N".repeat(45), ShortName: "S".repeat(9), CustomerId: "123456789" }),
+    });
+    // The id keeps its own rule (A-CUSTOMER-IDS): only the other texts are cut.
+    expect(long.status).toBe(400);
+    const cut = call(fitted, "POST", "/v1/api/DEMO/Customer", {
+      headers: headersOf(fitted),
+      body: JSON.stringify({ Name: "N".repeat(45), ShortName: "S".repeat(9) }),
+    });
+    expect(cut.status).toBe(200);
+    expect([cut.json().Name, cut.json().ShortName]).toEqual(["N".repeat(40), "S".repeat(8)]);
+  });
+
   // The whole list is cached as bytes without its info objects; a switch that reshapes it must
   // still get them, on the first answer and on the cached ones after it.
   it("reshape the cached whole list from its info objects", () => {

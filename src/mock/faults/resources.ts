@@ -173,6 +173,20 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
     transforms: [{ codes: ["body.invalid"], apply: (res) => ({ ...res, status: 500 }) }],
   }),
   fault({
+    name: "required-not-enforced",
+    breaks: ["SVC-REQUIRED", "A-REQUIRED"],
+    says: /without \w+: answered 200|without Name[\s\S]*Expected: 400[\s\S]*Received: 200/,
+    what: "a body without a property its schema requires is stored, that property given a value (a body without any is still 400)",
+    rules: { enforceRequired: false },
+  }),
+  fault({
+    name: "values-fitted",
+    breaks: ["A-INVALID-BODIES", "A-LIMITS"],
+    says: /answered 200 .*\((cut to \d+ characters|not the value sent)\)|Expected: 400[\s\S]*Received: 200/,
+    what: "a text over its maxLength is stored cut to it, a value its enum does not list as the enum's first",
+    rules: { refuseOutOfDomain: false },
+  }),
+  fault({
     name: "xml-as-json",
     breaks: ["SVC-FORMATS"],
     says: /an XML media type[\s\S]*Received string:\s+"application\/json/,

@@ -78,6 +78,11 @@ export const REQUIREMENTS = {
     section: "What the service does, 6 (result kinds); Resources and their fields",
     text: "An object of a resource the description does not show carries the fields its schema in the contract declares, each with its type and nullability (the customer's are CUST-FIELDS). Checked per editable resource and info object.",
   },
+  "SVC-REQUIRED": {
+    kind: "spec",
+    section: "Errors, rule 3; Resources and their fields (\"Required fields are only indicated by status 400\")",
+    text: "A body of POST that leaves out a property the contract declares required for a resource the description does not show (a team's own) is 400. The team's contract is what declares that resource's required properties; the customer's (Name) are not shown, so its check is A-REQUIRED. Checked per editable resource besides the customer.",
+  },
   "INFO-LIST": {
     kind: "spec",
     section: "Resources, CustomerInfoList; Endpoints, Data endpoints",
@@ -366,7 +371,7 @@ export const REQUIREMENTS = {
   "A-INVALID-BODIES": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A body that does not fit the contract (a property of the wrong type, a malformed date, malformed JSON or XML) is 400, never 2xx and never 5xx.",
+    text: "A body that does not fit the contract (a property of the wrong type, a malformed date, a text longer than its maxLength, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx; a text or enum value is never stored cut or replaced. Checked per editable resource.",
   },
   "A-PATH-CASE": {
     kind: "assumption",
