@@ -216,11 +216,13 @@ const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
 
 /**
  * Parameter names whose values are secrets: tokens, secrets, passwords, keys (`api_key`,
- * `x-api-key`, `private_key`, `signingKey`), sessions (`session_id`, `JSESSIONID`, `PHPSESSID`),
+ * `x-api-key`, `private_key`, `signingKey`; not a bare `key`), sessions (`session_id`, `JSESSIONID`, `PHPSESSID`),
  * and a code as a word of its own (`code`, `device_code`; not `CountryCode` or `PostalCode`).
  */
+// `key` only at the end of a longer name (`apiKey`, `private_key`, `x-api-key`): a bare `key` names
+// what a map or a report lists by (the coverage report's operations: `"key": "getCustomer"`).
 const SECRET_NAME =
-  /(token|secret|password|passwd|pwd|(^|[_-])code|assertion|credentials?|key|signature|session|sess(ion)?_?id)$/i;
+  /(token|secret|password|passwd|pwd|(^|[_-])code|assertion|credentials?|.key|signature|session|sess(ion)?_?id)$/i;
 
 const isSecretName = (name: string) => {
   try {
