@@ -20,6 +20,7 @@ import { chromiumLaunchOptions } from "../src/browser.ts";
 import { escapeRegExp } from "../src/rules/redact.ts";
 import {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  fileSettings,
   KINDS,
   type Kind,
   listedTargets,
@@ -33,6 +34,9 @@ import { kindTag } from "./lib/requirements.ts";
 import { ensureRunDir } from "./lib/secrets.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
+// Run without `bawa conformance`, a config file's settings join the environment here, under its
+// own, as the command puts them: the reporters and workers read the environment alone.
+for (const [name, value] of Object.entries(fileSettings())) process.env[name] ??= value;
 // `bawa conformance --output` and the fault matrix choose the folder; by default the current directory's.
 const reports = resolve(process.env.CONFORMANCE_REPORTS_DIR ?? "reports/conformance");
 // The run's private folder (secrets.ts): made here, in the runner, when `bawa conformance` did not

@@ -215,7 +215,10 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ],
   ["CONFORMANCE_REPORTS_DIR", "where the reports go (default ./reports/conformance of the current directory)"],
   ["CONFORMANCE_CONTROL_TOKEN", "the control token of a bawa mock that listens on a non-loopback address (its clock)"],
-  ["CONFORMANCE_CONFIG", "a YAML or JSON file with the same settings (keys without the CONFORMANCE_ prefix)"],
+  [
+    "CONFORMANCE_CONFIG",
+    "a YAML or JSON file with these settings, keys without the CONFORMANCE_ prefix (a flag, then a variable, wins over it; paths are read from the current directory)",
+  ],
   [
     "CONFORMANCE_CONTRACT",
     "the OpenAPI document of the target (default the project's): its resources are what the generic checks check",
@@ -251,40 +254,75 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Reads the settings: environment first, then the file named by CONFORMANCE_CONFIG. */
+/**
+ * Reads the settings: each from the environment, else from the file named by CONFORMANCE_CONFIG
+ * (`bawa conformance` has put its flags in the environment first: a flag, then the environment,
+ * then the file).
+ */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
-  let file: Record<string, unknown> = {};
-  const path = env.CONFORMANCE_CONFIG;
-  if (path) {
-    let parsed: unknown;
-    try {
-      parsed = parseYaml(readFileSync(path, "utf8")) ?? {};
-    } catch (err) {
-      throw new ConfigError(`cannot read CONFORMANCE_CONFIG ${path}: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== "object" || Array.isArray(parsed))
-      throw new ConfigError(`CONFORMANCE_CONFIG ${path}: must map settings to values (BASE_URL: https://...)`);
-    file = parsed as Record<string, unknown>;
-    // A mistyped key would leave its setting unset without a word, and the run would check less.
-    const unknown = Object.keys(file).filter(
-      (k) =>
-        !FILE_KEYS.has(k) &&
-        !(k === k.toLowerCase() && FILE_KEYS.has(k.toUpperCase())) &&
-        k.toUpperCase() !== "TARGETS",
-    );
-    if (unknown.length > 0) {
-      throw new ConfigError(
-        `CONFORMANCE_CONFIG ${path}: unknown setting${unknown.length > 1 ? "s" : ""} ${unknown.map(unknownKey).join(", ")}; the settings are those of bawa conformance --help, without the CONFORMANCE_ prefix`,
-      );
-    }
-  }
+  const file = fileSettings(env);
   const out: Record<string, string | undefined> = {};
+  for (const [name] of VARIABLES) out[name.replace(/^CONFORMANCE_/, "")] = env[name] ?? file[name];
+  return out;
+}
+
+/**
+ * The settings the file named by CONFORMANCE_CONFIG gives at its top level, as CONFORMANCE_*
+ * variables: only those it has (its `targets:` are each target's own: configTargets). A key that
+ * is no setting, or one a file can not give, is refused, naming it: ignored, it would leave its
+ * setting unset without a word, and the run would check less or gate otherwise than written.
+ */
+export function fileSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const path = env.CONFORMANCE_CONFIG;
+  if (!path) return {};
+  const file = configFile(path);
+  const unknown = Object.keys(file).filter(
+    (k) =>
+      !FILE_KEYS.has(k) && !(k === k.toLowerCase() && FILE_KEYS.has(k.toUpperCase())) && k.toUpperCase() !== "TARGETS",
+  );
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `CONFORMANCE_CONFIG ${path}: unknown setting${unknown.length > 1 ? "s" : ""} ${unknown.map(unknownKey).join(", ")}; the settings are those of bawa conformance --help, without the CONFORMANCE_ prefix`,
+    );
+  }
+  const out: Record<string, string> = {};
   for (const [name] of VARIABLES) {
     const key = name.replace(/^CONFORMANCE_/, "");
-    const fromFile = file[key] ?? file[key.toLowerCase()];
-    out[key] = env[name] ?? (fromFile === undefined || fromFile === null ? undefined : String(fromFile));
+    const value = settingValue(path, key, file[key] ?? file[key.toLowerCase()]);
+    if (value !== undefined) out[name] = value;
   }
+  if (out.CONFORMANCE_CONFIG !== undefined)
+    throw new ConfigError(
+      `CONFORMANCE_CONFIG ${path}: CONFIG can not be given in a config file: CONFORMANCE_CONFIG or --config names the one file`,
+    );
   return out;
+}
+
+/** The settings of a config file as parsed: a mapping of keys to values. */
+function configFile(path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, "utf8")) ?? {};
+  } catch (err) {
+    throw new ConfigError(`cannot read CONFORMANCE_CONFIG ${path}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== "object" || Array.isArray(parsed))
+    throw new ConfigError(`CONFORMANCE_CONFIG ${path}: must map settings to values (BASE_URL: https://...)`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * A value of a config file as the variable would hold it: YAML's numbers and booleans as written
+ * (`STRICT: true` is "true"), a list as its items with commas (`KINDS: [spec, oauth]`).
+ */
+function settingValue(path: string, key: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) return value.join(",");
+  if (typeof value === "object")
+    throw new ConfigError(
+      `CONFORMANCE_CONFIG ${path}: ${key} must be one value (a word, a number, a list), not a mapping`,
+    );
+  return String(value);
 }
 
 /**
@@ -297,8 +335,8 @@ export function configTargets(
 ): Array<{ name: string; settings: Record<string, string> }> {
   const path = env.CONFORMANCE_CONFIG;
   if (!path) return [];
-  readSettings(env); // the file's own errors first
-  const file = (parseYaml(readFileSync(path, "utf8")) ?? {}) as Record<string, unknown>;
+  fileSettings(env); // the file's own errors first
+  const file = configFile(path);
   const targets = file.targets ?? file.TARGETS;
   if (targets === undefined) return [];
   if (typeof targets !== "object" || targets === null || Array.isArray(targets))
@@ -313,7 +351,8 @@ export function configTargets(
       const key = k.toUpperCase().replace(/^CONFORMANCE_/, "");
       if (!FILE_KEYS.has(key))
         throw new ConfigError(`CONFORMANCE_CONFIG ${path}: targets.${name}: unknown setting ${unknownKey(k)}`);
-      if (v !== undefined && v !== null) settings[`CONFORMANCE_${key}`] = String(v);
+      const value = settingValue(path, `targets.${name}.${k}`, v);
+      if (value !== undefined) settings[`CONFORMANCE_${key}`] = value;
     }
     return { name, settings };
   });
@@ -415,7 +454,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     acceptDateFormats: dateFormats(s.ACCEPT_DATE_FORMATS),
     namePrefix: s.NAME_PREFIX ?? "Conformance",
     readOnly: yes(s.READ_ONLY),
-    browser: flag("CONFORMANCE_BROWSER", s.BROWSER, true),
+    browser: onOff("CONFORMANCE_BROWSER", s.BROWSER, true),
     retries: {
       times: count("CONFORMANCE_RETRIES", s.RETRIES, 3, 10),
       maxWaitSeconds: count("CONFORMANCE_RETRY_MAX_WAIT", s.RETRY_MAX_WAIT, 10, 60),
@@ -468,7 +507,7 @@ function count(name: string, value: string | undefined, fallback: number, max: n
 }
 
 /** A setting that is on or off: 1/0, true/false, yes/no; anything else is refused, naming it. */
-function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+export function onOff(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === "") return fallback;
   const v = value.trim().toLowerCase();
   if (["1", "true", "yes"].includes(v)) return true;

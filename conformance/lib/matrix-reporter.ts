@@ -28,7 +28,7 @@ import {
   readBaseline,
   type SinceBaseline,
 } from "./baseline.ts";
-import type { Kind, RunTarget } from "./config.ts";
+import { type Kind, onOff, type RunTarget } from "./config.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
 import { cell, esc } from "./markup.ts";
 import {
@@ -516,7 +516,8 @@ function summarize(
         ),
     ),
   ].sort();
-  const strict = process.env.CONFORMANCE_STRICT === "1";
+  // Read as bawa conformance read it before the run (`STRICT: true` of a config file is on too).
+  const strict = onOff("CONFORMANCE_STRICT", process.env.CONFORMANCE_STRICT, false);
   const because: string[] = [];
   const interrupted = opts.result.status === "interrupted" || opts.result.status === "timedout";
   if (interrupted) {

@@ -252,7 +252,7 @@ print({ atStart, afterXml: await loaded() });`);
     // Parsed, the value reaches the command, which names it; before, parseArgs called it
     // ambiguous and bawa said "--refresh-token takes no value" (a CI run of test:package failed so).
     for (const [args, message] of [
-      [["conformance", "--refresh-token", "-Xa9_tok", "--workers", "x"], "bawa conformance: --workers must be"],
+      [["conformance", "--refresh-token", "-Xa9_tok", "--workers", "x"], "bawa conformance: --workers x: must be"],
       [["mock", "--port", "-1"], 'must be a port number 0-65535, not "-1"'],
     ] as const) {
       const failure = await bawa(...args).catch((e) => e);
@@ -276,7 +276,10 @@ print({ atStart, afterXml: await loaded() });`);
         env: { ...own, ...env },
       }).catch((e) => e);
       expect(failure.code, JSON.stringify(env)).toBe(2);
-      expect(failure.stderr).toContain("(CONFORMANCE_WORKERS): the own mock runs one mock per worker, 1 to 8 of them");
+      // The setting named as it was given: the flag, or the variable.
+      expect(failure.stderr).toContain(
+        `${"CONFORMANCE_WORKERS" in env ? "CONFORMANCE_WORKERS=9" : "--workers 9"}: the own mock runs one mock per worker, 1 to 8 of them`,
+      );
     }
     // Two workers, two mocks: each worker checks its own.
     const dir = mkdtempSync(join(tmpdir(), "bawa-workers-"));

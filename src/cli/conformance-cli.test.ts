@@ -127,6 +127,57 @@ describe("bawa conformance against an environment", () => {
     }
   }, 60_000);
 
+  it("every setting of a config file takes effect as its flag does: contract, kinds, strict, reports, workers, address", async () => {
+    // A new user's CI gate: each of these was shown or taken, then not used (the project's contract
+    // checked, no assumption check run, a not-verified requirement passing a strict run, the
+    // reports and workers the defaults, the target "(not set)").
+    const dir = mkdtempSync(join(tmpdir(), "bawa-config-file-"));
+    const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
+    const mock = await spawnMock(["--contract", contract]);
+    try {
+      const settings = ownMockSettings(mock.url, (await backgroundTokens(mock.url)).refresh);
+      // No pending application: AUTH-REGISTRATION is not verified, which fails a strict run.
+      const shared = Object.entries(settings).filter(
+        ([k]) => !k.startsWith("CONFORMANCE_PENDING_") && k !== "CONFORMANCE_KINDS",
+      );
+      const file = join(dir, "bawa.yaml");
+      writeFileSync(
+        file,
+        [
+          ...shared.map(([k, v]) => `${k.replace(/^CONFORMANCE_/, "")}: ${JSON.stringify(v)}`),
+          `CONTRACT: ${contract}`,
+          "KINDS: spec,oauth,assumption",
+          "STRICT: 1",
+          "REPORTS_DIR: from-file",
+          "WORKERS: 2",
+        ].join("\n"),
+      );
+      const run = await h.bawa(["--grep", "@SVC-METHODS|@AUTH-REGISTRATION|@A-INVALID-BODIES"], {
+        CONFORMANCE_CONFIG: file,
+      });
+      expect(run.code, run.out).toBe(1);
+      expect(run.out).toContain("using 2 workers");
+      expect(run.out).toContain(`against ${mock.url}:`);
+      expect(run.out).toContain("the run is strict");
+      const summary = JSON.parse(readFileSync(join(h.dir, "from-file/summary.json"), "utf8"));
+      expect(summary).toMatchObject({ target: mock.url, strict: true, kinds: ["spec", "oauth", "assumption"] });
+      const rows = Object.fromEntries(
+        (summary.requirements as Array<{ row?: string; id: string; verdict: string }>).map((r) => [
+          r.row ?? r.id,
+          r.verdict,
+        ]),
+      );
+      expect(rows).toMatchObject({
+        "SVC-METHODS · Supplier": "passed",
+        "A-INVALID-BODIES · Supplier": "passed",
+        "AUTH-REGISTRATION": "not verified",
+      });
+    } finally {
+      mock.child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it("a config file with a key that is no setting is refused with exit 2, naming it and the nearest setting", async () => {
     const file = join(h.dir, "mistyped.yaml");
     writeFileSync(file, `BASE_URL: ${h.url}\nCLIENT_ID: c\nCLIENT_SECRT: s\n`);

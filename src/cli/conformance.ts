@@ -15,9 +15,11 @@ import {
 import {
   ConfigError,
   configTargets,
+  fileSettings,
   loadTarget,
   meaningOf,
   OWN_MOCKS_VARIABLE,
+  onOff,
   ownMocks,
   type Target,
   VARIABLES,
@@ -156,20 +158,11 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
   },
   positionals: true,
   async run(values, positionals = []) {
-    const env: Record<string, string | undefined> = { ...process.env };
-    for (const [flag, variable] of Object.entries(FLAGS))
-      if (typeof values[flag] === "string") env[variable] = values[flag] as string;
-    if (values.assumptions) env.CONFORMANCE_KINDS = "spec,oauth,assumption";
-    if (values["wait-for-expiry"]) env.CONFORMANCE_WAIT_FOR_EXPIRY = "1";
-    if (values["read-only"]) env.CONFORMANCE_READ_ONLY = "1";
-    if (values.strict) env.CONFORMANCE_STRICT = "1";
-    if (typeof values.workers === "string") {
-      if (!/^[1-9]\d?$/.test(values.workers)) throw new UsageError("--workers must be a whole number from 1 to 99");
-      env.CONFORMANCE_WORKERS = values.workers;
-    }
-    if (typeof values.output === "string") env.CONFORMANCE_REPORTS_DIR = resolve(values.output);
-    // Playwright runs in the project's folder: a config file is found from where the command ran.
-    if (env.CONFORMANCE_CONFIG) env.CONFORMANCE_CONFIG = resolve(env.CONFORMANCE_CONFIG);
+    const { env, written } = runSettings(values);
+    // On or off as the reporter reads it; a value that is neither is refused before the run.
+    onOff("CONFORMANCE_STRICT", env.CONFORMANCE_STRICT, false);
+    if (env.CONFORMANCE_WORKERS !== undefined && !/^[1-9]\d?$/.test(env.CONFORMANCE_WORKERS))
+      throw new UsageError(`${written("CONFORMANCE_WORKERS")}: must be a whole number from 1 to 99`, { usage: false });
     Object.assign(env, gateSettings(values));
     // The contract of the run: its resources are what the generic checks check (and the own mock serves).
     if (env.CONFORMANCE_CONTRACT) env.CONFORMANCE_CONTRACT = contractPath({ contract: env.CONFORMANCE_CONTRACT });
@@ -225,7 +218,8 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       const given = env.CONFORMANCE_WORKERS;
       if (given !== undefined && !/^[1-8]$/.test(given))
         throw new UsageError(
-          `--workers ${given} (CONFORMANCE_WORKERS): the own mock runs one mock per worker, 1 to 8 of them`,
+          `${written("CONFORMANCE_WORKERS")}: the own mock runs one mock per worker, 1 to 8 of them`,
+          { usage: false },
         );
       const workers = given ? Number(given) : Math.min(2, availableParallelism());
       const mocks: Array<Record<string, string>> = [];
@@ -347,6 +341,69 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
     }
   },
 };
+
+/** The settings of a run, and how each was written where it was given. */
+export interface RunSettings {
+  /** Every setting as a CONFORMANCE_* variable, as Playwright and the checks then read it. */
+  env: Record<string, string | undefined>;
+  /**
+   * A setting as the user wrote it, for a message about its value: `--workers 9`,
+   * `CONFORMANCE_WORKERS=9` or `WORKERS: 9 in /ci/bawa.yaml`.
+   */
+  written(variable: string): string;
+}
+
+/**
+ * The run's settings: a flag, else the environment, else the config file (CONFORMANCE_CONFIG or
+ * --config). The file's are put in the environment here, once: whatever reads a setting (this
+ * command, Playwright's configuration, the reporters, the checks) then reads it alike wherever it
+ * was given.
+ */
+export function runSettings(
+  values: Record<string, unknown>,
+  environment: NodeJS.ProcessEnv = process.env,
+): RunSettings {
+  const env: Record<string, string | undefined> = { ...environment };
+  const flagged = new Map<string, string>();
+  const set = (variable: string, value: string, flag: string) => {
+    env[variable] = value;
+    flagged.set(variable, flag);
+  };
+  for (const [flag, variable] of Object.entries(FLAGS))
+    if (typeof values[flag] === "string") set(variable, values[flag] as string, `--${flag} ${values[flag]}`);
+  if (values.assumptions) set("CONFORMANCE_KINDS", "spec,oauth,assumption", "--assumptions");
+  if (values["wait-for-expiry"]) set("CONFORMANCE_WAIT_FOR_EXPIRY", "1", "--wait-for-expiry");
+  if (values["read-only"]) set("CONFORMANCE_READ_ONLY", "1", "--read-only");
+  if (values.strict) set("CONFORMANCE_STRICT", "1", "--strict");
+  if (typeof values.workers === "string") set("CONFORMANCE_WORKERS", values.workers, `--workers ${values.workers}`);
+  if (typeof values.output === "string") set("CONFORMANCE_REPORTS_DIR", values.output, `--output ${values.output}`);
+  // Playwright runs in the project's folder: a config file is found from where the command ran.
+  if (env.CONFORMANCE_CONFIG) env.CONFORMANCE_CONFIG = resolve(env.CONFORMANCE_CONFIG);
+  const config = env.CONFORMANCE_CONFIG;
+  let file: Record<string, string>;
+  try {
+    file = fileSettings(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message, { usage: false });
+    throw err;
+  }
+  const fromFile = new Set<string>();
+  for (const [variable, value] of Object.entries(file))
+    if (env[variable] === undefined) {
+      env[variable] = value;
+      fromFile.add(variable);
+    }
+  // Paths are read from where the command ran, wherever they were given: Playwright runs elsewhere.
+  if (env.CONFORMANCE_REPORTS_DIR) env.CONFORMANCE_REPORTS_DIR = resolve(env.CONFORMANCE_REPORTS_DIR);
+  return {
+    env,
+    written: (variable) =>
+      flagged.get(variable) ??
+      (fromFile.has(variable)
+        ? `${variable.replace(/^CONFORMANCE_/, "")}: ${file[variable]} in ${config}`
+        : `${variable}=${environment[variable] ?? ""}`),
+  };
+}
 
 /**
  * The named targets of a run: `--target <name>=<url>`, repeated, else the config file's `targets:`.

@@ -1,0 +1,84 @@
+// Where a setting of `bawa conformance` can be given (a flag, a variable, the config file) and
+// which wins: the settings the run hands to Playwright, read without starting one.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { VARIABLES } from "../../conformance/lib/config.ts";
+import { runSettings } from "./conformance.ts";
+import { UsageError } from "./options.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "bawa-settings-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A config file of these lines, in a file of its own. */
+let files = 0;
+function configFile(text: string): string {
+  const file = join(dir, `${files++}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+const keyOf = (variable: string) => variable.replace(/^CONFORMANCE_/, "");
+
+describe("bawa conformance settings", () => {
+  // Every setting of --help, walked from its table: one left out of the run's environment would
+  // be shown in the first line or the help and then not used (CONTRACT, STRICT, KINDS, REPORTS_DIR,
+  // WORKERS and BASE_URL were, given in the file).
+  it.each(VARIABLES.map(([name]) => name).filter((name) => name !== "CONFORMANCE_CONFIG"))(
+    "%s in the config file reaches the run as the variable does",
+    (name) => {
+      const value = `from-${keyOf(name).toLowerCase()}`;
+      const file = configFile(`${keyOf(name)}: ${value}\n`);
+      const fromFile = runSettings({}, { CONFORMANCE_CONFIG: file }).env;
+      const fromVariable = runSettings({}, { [name]: value }).env;
+      expect(fromFile[name]).toBeDefined();
+      expect(fromFile[name]).toBe(fromVariable[name]);
+      expect(fromFile).toEqual({ ...fromVariable, CONFORMANCE_CONFIG: file });
+    },
+  );
+
+  it("a flag wins over its variable, the variable over the file, and a message names the one used", () => {
+    const file = configFile("WORKERS: 3\nCONTRACT: file.yaml\nSTRICT: 0\nDATABASE: FILEDB\n");
+    const s = runSettings(
+      { workers: "2", strict: true },
+      { CONFORMANCE_CONFIG: file, CONFORMANCE_CONTRACT: "env.yaml", CONFORMANCE_STRICT: "0" },
+    );
+    expect(s.env).toMatchObject({
+      CONFORMANCE_WORKERS: "2",
+      CONFORMANCE_CONTRACT: "env.yaml",
+      CONFORMANCE_STRICT: "1",
+      CONFORMANCE_DATABASE: "FILEDB",
+    });
+    expect(s.written("CONFORMANCE_WORKERS")).toBe("--workers 2");
+    expect(s.written("CONFORMANCE_STRICT")).toBe("--strict");
+    expect(s.written("CONFORMANCE_CONTRACT")).toBe("CONFORMANCE_CONTRACT=env.yaml");
+    expect(s.written("CONFORMANCE_DATABASE")).toBe(`DATABASE: FILEDB in ${file}`);
+  });
+
+  it("reads a file's paths, as a variable's, from the current directory", () => {
+    const file = configFile("REPORTS_DIR: out/conformance\n");
+    expect(runSettings({}, { CONFORMANCE_CONFIG: file }).env.CONFORMANCE_REPORTS_DIR).toBe(resolve("out/conformance"));
+  });
+
+  it("reads YAML's booleans, numbers and lists as the variable's text", () => {
+    const file = configFile("STRICT: true\nWORKERS: 2\nKINDS: [spec, oauth, assumption]\n");
+    expect(runSettings({}, { CONFORMANCE_CONFIG: file }).env).toMatchObject({
+      CONFORMANCE_STRICT: "true",
+      CONFORMANCE_WORKERS: "2",
+      CONFORMANCE_KINDS: "spec,oauth,assumption",
+    });
+  });
+
+  it.each([
+    [
+      "CONFIG: other.yaml\n",
+      "CONFIG can not be given in a config file: CONFORMANCE_CONFIG or --config names the one file",
+    ],
+    ["BASE_URL: { url: https://x.invalid }\n", "BASE_URL must be one value (a word, a number, a list), not a mapping"],
+  ])("refuses %j, naming the key, rather than ignore it", (text, message) => {
+    const file = configFile(text);
+    expect(() => runSettings({}, { CONFORMANCE_CONFIG: file })).toThrow(UsageError);
+    expect(() => runSettings({}, { CONFORMANCE_CONFIG: file })).toThrow(`CONFORMANCE_CONFIG ${file}: ${message}`);
+  });
+});
