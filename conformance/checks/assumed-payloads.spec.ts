@@ -21,7 +21,7 @@ checks(() => {
     coversWriting("A-DEFAULTS"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, { Name: uniqueName() });
+      const { id } = await createCustomer(api, target, auth, { Name: uniqueName(target.namePrefix) });
       const c = (await getCustomer(api, target, auth, id)).json();
       await deleteCustomer(api, target, auth, id);
       expect(c).toMatchObject({
@@ -62,7 +62,7 @@ checks(() => {
         api,
         target,
         await session.auth(),
-        customerBody(uniqueName(), { CreditLimit: "veel" }),
+        customerBody(uniqueName(target.namePrefix), { CreditLimit: "veel" }),
       );
       expect(res.status).toBe(400);
       expect(res.json().ModelState, "the error body's ModelState").toBeInstanceOf(Object);
@@ -77,7 +77,7 @@ checks(() => {
     coversWriting("A-INFO-FIELDS"),
     async ({ api, target, session, contract }) => {
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
       const list = (await send(api, "GET", infoListUrl(target), { headers: auth })).json();
       const customer = (await getCustomer(api, target, auth, id)).json();
       await deleteCustomer(api, target, auth, id);
@@ -94,7 +94,7 @@ checks(() => {
     coversWriting("A-XML-MAPPING"),
     async ({ api, target, session, contract }) => {
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
+      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
       const json = (await getCustomer(api, target, auth, id)).json();
       const xml = await getCustomer(api, target, auth, id, "application/xml");
       expect(xml.text).toMatch(/<Customer xmlns:i="http:\/\/www\.w3\.org\/2001\/XMLSchema-instance">/);
@@ -135,11 +135,17 @@ checks(() => {
     coversWriting("A-DATES"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(), { CocDate: "3/1/2020" }));
+      const { id } = await createCustomer(
+        api,
+        target,
+        auth,
+        customerBody(uniqueName(target.namePrefix), { CocDate: "3/1/2020" }),
+      );
       expect((await getCustomer(api, target, auth, id)).json().CocDate).toBe("03/01/2020");
       await deleteCustomer(api, target, auth, id);
       expect(
-        (await postCustomer(api, target, auth, customerBody(uniqueName(), { CocDate: "02/30/2020" }))).status,
+        (await postCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix), { CocDate: "02/30/2020" })))
+          .status,
       ).toBe(400);
     },
   );
@@ -149,8 +155,14 @@ checks(() => {
     coversWriting("A-PUT-ID"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName()));
-      const res = await putCustomer(api, target, auth, id, customerBody(uniqueName(), { CustomerId: `${id}9` }));
+      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
+      const res = await putCustomer(
+        api,
+        target,
+        auth,
+        id,
+        customerBody(uniqueName(target.namePrefix), { CustomerId: `${id}9` }),
+      );
       await deleteCustomer(api, target, auth, id);
       expect(res.status).toBe(400);
     },
@@ -161,7 +173,7 @@ checks(() => {
     coversWriting("A-WRITE-RESPONSE"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const name = uniqueName();
+      const name = uniqueName(target.namePrefix);
       const { id, reply } = await createCustomer(api, target, auth, customerBody(name));
       expect(reply.json()).toMatchObject({ Name: name, CustomerId: id });
       expect(
@@ -185,7 +197,7 @@ checks(() => {
         api,
         target,
         auth,
-        customerBody(uniqueName(), { Addresses: Array(51).fill({}) }),
+        customerBody(uniqueName(target.namePrefix), { Addresses: Array(51).fill({}) }),
       );
       expect(addresses.status).toBe(400);
       expect(Object.keys(addresses.json().ModelState ?? {})).toEqual(["customer.Addresses"]);
@@ -198,12 +210,17 @@ checks(() => {
     async ({ api, target, session }) => {
       const auth = await session.auth();
       for (const id of ["a/b", "..", "123456789", "x.json"]) {
-        const res = await postCustomer(api, target, auth, customerBody(uniqueName(), { CustomerId: id }));
+        const res = await postCustomer(
+          api,
+          target,
+          auth,
+          customerBody(uniqueName(target.namePrefix), { CustomerId: id }),
+        );
         expect(res.status, id).toBe(400);
         expect(Object.keys(res.json().ModelState ?? {}), id).toEqual(["customer.CustomerId"]);
       }
-      const first = await createCustomer(api, target, auth, customerBody(uniqueName()));
-      const second = await createCustomer(api, target, auth, customerBody(uniqueName()));
+      const first = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
+      const second = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
       await deleteCustomer(api, target, auth, first.id);
       await deleteCustomer(api, target, auth, second.id);
       expect(first.id).not.toBe(second.id);
@@ -215,12 +232,15 @@ checks(() => {
     coversWriting("A-NAMES"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const name = uniqueName();
+      const name = uniqueName(target.namePrefix);
       const { id } = await createCustomer(api, target, auth, { name, city: "Gouda", creditLimit: 12.5 });
       const stored = (await getCustomer(api, target, auth, id)).json();
       await deleteCustomer(api, target, auth, id);
       expect(stored).toMatchObject({ Name: name, City: "Gouda", CreditLimit: 12.5 });
-      const twice = await postCustomer(api, target, auth, { Name: uniqueName(), name: uniqueName() });
+      const twice = await postCustomer(api, target, auth, {
+        Name: uniqueName(target.namePrefix),
+        name: uniqueName(target.namePrefix),
+      });
       expect(twice.status).toBe(400);
     },
   );
@@ -230,7 +250,10 @@ checks(() => {
     coversWriting("A-UNKNOWN-PROPERTIES"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const res = await postCustomer(api, target, auth, { ...customerBody(uniqueName()), Regio: "Noord" });
+      const res = await postCustomer(api, target, auth, {
+        ...customerBody(uniqueName(target.namePrefix)),
+        Regio: "Noord",
+      });
       const id = res.status === 200 ? res.json().CustomerId : undefined;
       if (id) await deleteCustomer(api, target, auth, id);
       expectSucceeded(res);

@@ -60,7 +60,7 @@ checks(() => {
     coversWriting("A-FORMAT-SUFFIX"),
     async ({ api, target, session }) => {
       const authorization = `Bearer ${await session.accessToken()}`;
-      const { id } = await createCustomer(api, target, { authorization }, customerBody(uniqueName()));
+      const { id } = await createCustomer(api, target, { authorization }, customerBody(uniqueName(target.namePrefix)));
       const xml = await send(api, "GET", `${customerUrl(target, id)}.xml`, {
         headers: { authorization, accept: "application/json" },
       });
@@ -80,7 +80,7 @@ checks(() => {
     coversWriting("A-LIST-PARAMETERS"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const name = uniqueName();
+      const name = uniqueName(target.namePrefix);
       const { id } = await createCustomer(api, target, auth, customerBody(name));
       const list = (query: string) => send(api, "GET", `${infoListUrl(target)}?${query}`, { headers: auth });
       const filtered = await list(

@@ -65,7 +65,7 @@ checks(() => {
         api,
         target,
         auth,
-        customerBody(uniqueName(), { CocDate: "03/14/2011", VatVerificationDate: "12/01/2023" }),
+        customerBody(uniqueName(target.namePrefix), { CocDate: "03/14/2011", VatVerificationDate: "12/01/2023" }),
       );
       const answer = (await getCustomer(api, target, auth, id)).json();
       await deleteCustomer(api, target, auth, id);
@@ -96,7 +96,7 @@ checks(() => {
         api,
         target,
         auth,
-        customerBody(uniqueName(), { CreditLimit: 12345.67, DiscountPercentage: 2.75 }),
+        customerBody(uniqueName(target.namePrefix), { CreditLimit: 12345.67, DiscountPercentage: 2.75 }),
       );
       const answer = (await getCustomer(api, target, auth, id)).json();
       await deleteCustomer(api, target, auth, id);
@@ -117,7 +117,7 @@ checks(() => {
     coversWriting("CUST-BODY-ALL"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const res = await postCustomer(api, target, auth, customerBody(uniqueName()));
+      const res = await postCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
       const id = res.status === 200 ? valueNamed(safeJson(res.text), "CustomerId") : undefined;
       if (typeof id === "string" && id) await deleteCustomer(api, target, auth, id);
       expectSucceeded(res, `${res.call}: ${res.text.slice(0, 300)}`);

@@ -30,7 +30,7 @@ checks(() => {
     coversWriting("CUST-CREATE-ID"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const name = uniqueName();
+      const name = uniqueName(target.namePrefix);
       const posted = await postCustomer(api, target, auth, partial(name));
       expectSucceeded(posted, `${posted.call}: ${posted.text.slice(0, 300)}`);
       const answered = valueNamed(posted.json(), "CustomerId");
@@ -52,7 +52,7 @@ checks(() => {
     coversWriting("CUST-UPDATE-ID"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
-      const name = uniqueName();
+      const name = uniqueName(target.namePrefix);
       const { id } = await createCustomer(api, target, auth, partial(name));
       const changed = await putCustomer(
         api,

@@ -106,6 +106,11 @@ export interface Target {
   explore: { steps: number; seconds: number; seed: number; path?: string };
   /** How long one request may take, its answer read whole (CONFORMANCE_REQUEST_TIMEOUT). */
   requestTimeoutMs: number;
+  /**
+   * How long a walk through the screens waits for something to act on after the last navigation
+   * (CONFORMANCE_SCREEN_TIMEOUT_MS).
+   */
+  screenTimeoutMs: number;
   /** The largest answer read; a larger one fails its check unread (CONFORMANCE_MAX_ANSWER_BYTES). */
   maxAnswerBytes: number;
   /**
@@ -127,6 +132,8 @@ export const DEFAULT_EXPLORE_STEPS = 240;
 
 /** How long one request may take by default, in seconds (CONFORMANCE_REQUEST_TIMEOUT). */
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
+/** How long a walk waits on a screen with nothing to act on by default, in milliseconds. */
+export const DEFAULT_SCREEN_TIMEOUT_MS = 5_000;
 /** The largest answer the suite reads by default: far above any list a test environment gives. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
@@ -161,7 +168,7 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ],
   [
     "CONFORMANCE_SCREEN_TIMEOUT_MS",
-    "how long a walk through the screens waits on a page with nothing to act on (default 5000; a screen drawn by script may need more)",
+    `how long a walk through the screens waits on a page with nothing to act on, in ms (default ${DEFAULT_SCREEN_TIMEOUT_MS}; a screen drawn by script may need more)`,
   ],
   [
     "CONFORMANCE_CASE_INSENSITIVE_NAMES",
@@ -224,6 +231,21 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
     "the OpenAPI document of the target (default the project's): its resources are what the generic checks check",
   ],
 ];
+
+/**
+ * The settings of the whole run, not of one target, each with why: read once for the run (by the
+ * command, Playwright's configuration, the reporters, or a module every target's checks share).
+ * Under a target of a config file (`targets.<name>`) they are refused, naming them, where they
+ * would be ignored. (CONFIG is no file's at all.)
+ */
+export const RUN_SETTINGS: Readonly<Record<string, string>> = {
+  CONFORMANCE_CONTRACT: "the checks are registered once, from one contract",
+  CONFORMANCE_STRICT: "one gate judges the run",
+  CONFORMANCE_REPORTS_DIR: "the run writes one folder of reports, each target's in it",
+  CONFORMANCE_WORKERS: "the workers take target after target",
+  CONFORMANCE_SEED: "the generated invalid bodies are drawn once for the run",
+  CONFORMANCE_RUNS: "the generated invalid bodies are drawn once for the run",
+};
 
 /** What a setting is for, as --help says it: the words a message that needs it uses too. */
 export const meaningOf = (name: string): string | undefined => VARIABLES.find(([n]) => n === name)?.[1];
@@ -291,12 +313,12 @@ export function fileSettings(env: NodeJS.ProcessEnv = process.env): Record<strin
     const value = settingValue(path, key, file[key] ?? file[key.toLowerCase()]);
     if (value !== undefined) out[name] = value;
   }
-  if (out.CONFORMANCE_CONFIG !== undefined)
-    throw new ConfigError(
-      `CONFORMANCE_CONFIG ${path}: CONFIG can not be given in a config file: CONFORMANCE_CONFIG or --config names the one file`,
-    );
+  if (out.CONFORMANCE_CONFIG !== undefined) throw new ConfigError(`CONFORMANCE_CONFIG ${path}: ${CONFIG_IN_FILE}`);
   return out;
 }
+
+/** Why a config file can not name a config file. */
+const CONFIG_IN_FILE = "CONFIG can not be given in a config file: CONFORMANCE_CONFIG or --config names the one file";
 
 /** The settings of a config file as parsed: a mapping of keys to values. */
 function configFile(path: string): Record<string, unknown> {
@@ -351,6 +373,12 @@ export function configTargets(
       const key = k.toUpperCase().replace(/^CONFORMANCE_/, "");
       if (!FILE_KEYS.has(key))
         throw new ConfigError(`CONFORMANCE_CONFIG ${path}: targets.${name}: unknown setting ${unknownKey(k)}`);
+      if (key === "CONFIG") throw new ConfigError(`CONFORMANCE_CONFIG ${path}: targets.${name}: ${CONFIG_IN_FILE}`);
+      const why = RUN_SETTINGS[`CONFORMANCE_${key}`];
+      if (why !== undefined)
+        throw new ConfigError(
+          `CONFORMANCE_CONFIG ${path}: targets.${name}: ${k} is a setting of the whole run (${why}); give it at the top of the file`,
+        );
       const value = settingValue(path, `targets.${name}.${k}`, v);
       if (value !== undefined) settings[`CONFORMANCE_${key}`] = value;
     }
@@ -468,6 +496,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     },
     requestTimeoutMs:
       count("CONFORMANCE_REQUEST_TIMEOUT", s.REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_SECONDS, 3600, 1) * 1000,
+    screenTimeoutMs: count("CONFORMANCE_SCREEN_TIMEOUT_MS", s.SCREEN_TIMEOUT_MS, DEFAULT_SCREEN_TIMEOUT_MS, 600_000, 1),
     maxAnswerBytes: count("CONFORMANCE_MAX_ANSWER_BYTES", s.MAX_ANSWER_BYTES, DEFAULT_MAX_ANSWER_BYTES, 2 ** 31, 1024),
     settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [`CONFORMANCE_${k}`, v])),
   };

@@ -7,9 +7,11 @@ import { randomBytes } from "node:crypto";
 import type { Collection, OpenApiDocument, Operation, ResourceModel } from "../../src/contract/index.ts";
 import { escapeRegExp } from "../../src/rules/redact.ts";
 
-/** A name no other run uses; the prefix (CONFORMANCE_NAME_PREFIX) lets cleanup find what a run left. */
-export const uniqueName = (prefix = process.env.CONFORMANCE_NAME_PREFIX ?? "Conformance") =>
-  `${prefix} ${randomBytes(4).toString("hex")}`;
+/**
+ * A name no other run uses; the prefix (the target's CONFORMANCE_NAME_PREFIX, which may be its own
+ * in a run of several) lets cleanup find what a run left.
+ */
+export const uniqueName = (prefix: string) => `${prefix} ${randomBytes(4).toString("hex")}`;
 
 /** The names uniqueName gives with `prefix`, and nothing else. */
 export const leftBehind = (prefix: string): RegExp => new RegExp(`^${escapeRegExp(prefix)} [0-9a-f]{8}$`);

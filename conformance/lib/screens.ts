@@ -116,9 +116,6 @@ export interface WalkOptions {
 /** How long a walk waits, after acting on a screen, for what that set off before it looks again. */
 const SETTLE_MS = 2_000;
 
-/** How long a screen may take to show something to act on after the last navigation. */
-const IDLE_MS = Number(process.env.CONFORMANCE_SCREEN_TIMEOUT_MS ?? 5_000);
-
 /**
  * The answer the browser gets where it would have left the target: a 204 commits no document, so
  * the browser stays on the page it was on. A document (the suite's own page, as before) cost
@@ -240,7 +237,7 @@ export async function walkScreens(
         await noAnswer(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
     });
     const look = screensLook(page, t, opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
-    while (!landing && Date.now() - lastNavigation < IDLE_MS) {
+    while (!landing && Date.now() - lastNavigation < t.screenTimeoutMs) {
       const before = moves;
       const seen = await look({
         logIn:

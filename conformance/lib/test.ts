@@ -205,6 +205,9 @@ function makeTargetState(
     needBrowser(target);
     context ??= launchedBrowser().then(async (browser) => {
       const made = await browser.newContext();
+      // A page of the screens is a request of this target: its CONFORMANCE_REQUEST_TIMEOUT, which
+      // a target of a config file may have of its own (the configuration's is the run's).
+      made.setDefaultNavigationTimeout(target.requestTimeoutMs);
       observeBrowser(made, target.baseUrl);
       return made;
     });
@@ -495,6 +498,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ...(TRACE
     ? {
         context: async ({ context, target }, use) => {
+          context.setDefaultNavigationTimeout(target.requestTimeoutMs);
           observeBrowser(context, target.baseUrl);
           await use(context);
         },

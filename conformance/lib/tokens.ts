@@ -125,6 +125,8 @@ async function codeRedirect(browser: Browser, t: Target, client: Client): Promis
     observeBrowser(ctx, t.baseUrl);
   }
   await ctx.clearCookies();
+  // The context is the worker's, for target after target: each walk waits as its own target says.
+  ctx.setDefaultNavigationTimeout(t.requestTimeoutMs);
   return throughScreens(await keptPage(ctx), t, { client, responseType: "code", state: "conformance" });
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { VARIABLES } from "../../conformance/lib/config.ts";
+import { ConfigError, configTargets, loadTarget, RUN_SETTINGS, VARIABLES } from "../../conformance/lib/config.ts";
 import { runSettings } from "./conformance.ts";
 import { UsageError } from "./options.ts";
 
@@ -80,5 +80,40 @@ describe("bawa conformance settings", () => {
     const file = configFile(text);
     expect(() => runSettings({}, { CONFORMANCE_CONFIG: file })).toThrow(UsageError);
     expect(() => runSettings({}, { CONFORMANCE_CONFIG: file })).toThrow(`CONFORMANCE_CONFIG ${file}: ${message}`);
+  });
+
+  // A target of a file has settings of its own, each read where that target's checks run; one the
+  // run reads once for all targets would be taken and then not used.
+  const perTarget = VARIABLES.map(([name]) => name).filter((n) => n !== "CONFORMANCE_CONFIG" && !(n in RUN_SETTINGS));
+
+  it.each(perTarget)("%s under a target of the file is that target's own", (name) => {
+    const value = `from-${keyOf(name).toLowerCase()}`;
+    const file = configFile(`targets:\n  test:\n    ${keyOf(name)}: ${value}\n`);
+    expect(configTargets({ CONFORMANCE_CONFIG: file })).toEqual([{ name: "test", settings: { [name]: value } }]);
+  });
+
+  it.each(Object.keys(RUN_SETTINGS))("%s under a target of the file is refused: it is the whole run's", (name) => {
+    expect(VARIABLES.map(([n]) => n)).toContain(name);
+    const file = configFile(`targets:\n  test:\n    ${keyOf(name)}: x\n`);
+    expect(() => configTargets({ CONFORMANCE_CONFIG: file })).toThrow(ConfigError);
+    expect(() => configTargets({ CONFORMANCE_CONFIG: file })).toThrow(
+      `CONFORMANCE_CONFIG ${file}: targets.test: ${keyOf(name)} is a setting of the whole run (${RUN_SETTINGS[name]}); give it at the top of the file`,
+    );
+  });
+
+  it("refuses CONFIG under a target of the file, as at its top", () => {
+    const file = configFile("targets:\n  test:\n    CONFIG: other.yaml\n");
+    expect(() => configTargets({ CONFORMANCE_CONFIG: file })).toThrow(
+      `CONFORMANCE_CONFIG ${file}: targets.test: CONFIG can not be given in a config file`,
+    );
+  });
+
+  it("reads the screens' wait as the target's, refusing one that is no number of milliseconds", () => {
+    const base = { CONFORMANCE_BASE_URL: "https://test.example.invalid" };
+    expect(loadTarget(base).screenTimeoutMs).toBe(5000);
+    expect(loadTarget({ ...base, CONFORMANCE_SCREEN_TIMEOUT_MS: "1000" }).screenTimeoutMs).toBe(1000);
+    expect(() => loadTarget({ ...base, CONFORMANCE_SCREEN_TIMEOUT_MS: "5s" })).toThrow(
+      'CONFORMANCE_SCREEN_TIMEOUT_MS must be a whole number from 1 to 600000, not "5s"',
+    );
   });
 });
