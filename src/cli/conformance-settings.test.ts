@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, configTargets, loadTarget, RUN_SETTINGS, VARIABLES } from "../../conformance/lib/config.ts";
 import { runSettings } from "./conformance.ts";
+import { runBawa } from "./conformance-testing.ts";
 import { UsageError } from "./options.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bawa-settings-"));
@@ -116,4 +117,20 @@ describe("bawa conformance settings", () => {
       'CONFORMANCE_SCREEN_TIMEOUT_MS must be a whole number from 1 to 600000, not "5s"',
     );
   });
+
+  it("a contract that is not there is refused with exit 2, naming the setting it was given in", async () => {
+    const file = configFile("CONTRACT: nosuch.yaml\n");
+    const missing = resolve(dir, "nosuch.yaml");
+    for (const [args, env, named] of [
+      [["--contract", "nosuch.yaml"], {}, "--contract nosuch.yaml"],
+      [[], { CONFORMANCE_CONTRACT: "nosuch.yaml" }, "CONFORMANCE_CONTRACT=nosuch.yaml"],
+      [[], { CONFORMANCE_CONFIG: file }, `CONTRACT: nosuch.yaml in ${file}`],
+    ] as const) {
+      const run = await runBawa([...args], { cwd: dir, env });
+      expect(run.code, run.out).toBe(2);
+      expect(run.out).toContain(`bawa conformance: ${named}: there is no file ${missing}\n`);
+      // BAWA_CONTRACT is bawa mock's setting: `bawa conformance` never reads it for --contract.
+      expect(run.out).not.toContain("BAWA_CONTRACT");
+    }
+  }, 30_000);
 });

@@ -33,7 +33,7 @@ import type { Listening } from "../mock/node/listen.ts";
 import { seedAccounts } from "../mock/seed.ts";
 import { codePath, PROJECT_ROOT, SOURCE_EXTENSION } from "../paths.ts";
 import { MARK } from "../rules/redact.ts";
-import { type Command, contractOf, contractPath, UsageError } from "./options.ts";
+import { type Command, contractOf, UsageError } from "./options.ts";
 import type { startPrism } from "./prism.ts";
 
 const FLAGS: Record<string, string> = {
@@ -165,7 +165,13 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       throw new UsageError(`${written("CONFORMANCE_WORKERS")}: must be a whole number from 1 to 99`, { usage: false });
     Object.assign(env, gateSettings(values));
     // The contract of the run: its resources are what the generic checks check (and the own mock serves).
-    if (env.CONFORMANCE_CONTRACT) env.CONFORMANCE_CONTRACT = contractPath({ contract: env.CONFORMANCE_CONTRACT });
+    if (env.CONFORMANCE_CONTRACT) {
+      const path = resolve(env.CONFORMANCE_CONTRACT);
+      // Named as it was given: the flag, the variable or the file's key (BAWA_CONTRACT is the mock's).
+      if (!existsSync(path))
+        throw new UsageError(`${written("CONFORMANCE_CONTRACT")}: there is no file ${path}`, { usage: false });
+      env.CONFORMANCE_CONTRACT = path;
+    }
     const contractFile = env.CONFORMANCE_CONTRACT || undefined;
     // A contract that can not be used is refused before anything starts, naming its node (exit 2).
     const contract = contractFile ? await contractOf({ contract: contractFile }) : undefined;
