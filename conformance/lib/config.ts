@@ -284,9 +284,16 @@ export class ConfigError extends Error {
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   const file = fileSettings(env);
   const out: Record<string, string | undefined> = {};
-  for (const [name] of VARIABLES) out[name.replace(/^CONFORMANCE_/, "")] = env[name] ?? file[name];
+  for (const [name] of VARIABLES) out[name.replace(/^CONFORMANCE_/, "")] = givenOver(env[name], file[name]);
   return out;
 }
+
+/**
+ * A variable's value over the config file's: an empty variable is none (a CI template that lists a
+ * variable without a value), so it does not hide the file's value, and `STRICT: 1` stays strict.
+ */
+export const givenOver = (variable: string | undefined, file: string | undefined): string | undefined =>
+  variable === undefined || variable === "" ? (file ?? variable) : variable;
 
 /**
  * The settings the file named by CONFORMANCE_CONFIG gives at its top level, as CONFORMANCE_*

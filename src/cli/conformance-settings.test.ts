@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, configTargets, loadTarget, RUN_SETTINGS, VARIABLES } from "../../conformance/lib/config.ts";
+import {
+  ConfigError,
+  configTargets,
+  loadTarget,
+  RUN_SETTINGS,
+  readSettings,
+  VARIABLES,
+} from "../../conformance/lib/config.ts";
 import { runSettings } from "./conformance.ts";
 import { runBawa } from "./conformance-testing.ts";
 import { UsageError } from "./options.ts";
@@ -55,6 +62,15 @@ describe("bawa conformance settings", () => {
     expect(s.written("CONFORMANCE_STRICT")).toBe("--strict");
     expect(s.written("CONFORMANCE_CONTRACT")).toBe("CONFORMANCE_CONTRACT=env.yaml");
     expect(s.written("CONFORMANCE_DATABASE")).toBe(`DATABASE: FILEDB in ${file}`);
+  });
+
+  it("an empty variable does not hide the file's value: a CI template's empty STRICT leaves the run strict", () => {
+    const file = configFile("STRICT: 1\nDATABASE: FILEDB\n");
+    const s = runSettings({}, { CONFORMANCE_CONFIG: file, CONFORMANCE_STRICT: "", CONFORMANCE_DATABASE: "ENVDB" });
+    expect(s.env).toMatchObject({ CONFORMANCE_STRICT: "1", CONFORMANCE_DATABASE: "ENVDB" });
+    expect(s.written("CONFORMANCE_STRICT")).toBe(`STRICT: 1 in ${file}`);
+    // As every reader of the settings sees it (a check's target, the redaction of the run's secrets).
+    expect(readSettings({ CONFORMANCE_CONFIG: file, CONFORMANCE_STRICT: "" }).STRICT).toBe("1");
   });
 
   it("reads a file's paths, as a variable's, from the current directory", () => {

@@ -16,6 +16,7 @@ import {
   ConfigError,
   configTargets,
   fileSettings,
+  givenOver,
   loadTarget,
   meaningOf,
   OWN_MOCKS_VARIABLE,
@@ -395,7 +396,7 @@ export function runSettings(
   }
   const fromFile = new Set<string>();
   for (const [variable, value] of Object.entries(file))
-    if (env[variable] === undefined) {
+    if (givenOver(env[variable], value) !== env[variable]) {
       env[variable] = value;
       fromFile.add(variable);
     }
