@@ -1,7 +1,11 @@
 // What a target answers ends up in the matrix (a failure quotes it): it must be shown as text,
 // never rendered as markup, in matrix.md (as GitHub and GitLab render Markdown) and matrix.html.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { XMLParser } from "fast-xml-parser";
 import { marked } from "marked";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { appendObserved, html, type MatrixRow, markdown, type Summary } from "./matrix-reporter.ts";
 
 const HOSTILE =
@@ -101,5 +105,73 @@ describe("rows failed by what the rule layer observed", () => {
     writeFileSync(file, "<testsuites>\n</testsuites>\n");
     appendObserved(file, "target", before);
     expect(readFileSync(file, "utf8")).not.toContain("rules judged on every exchange");
+  });
+});
+
+describe("junit.xml's top-level totals", () => {
+  type Counts = Record<"tests" | "failures" | "errors" | "skipped" | "time", number>;
+  const COUNTS = ["tests", "failures", "errors", "skipped", "time"] as const;
+  /** The top level's totals and each suite's, as a tool that reads the file parses them. */
+  function parsed(xml: string): { top: Counts; suites: Counts[] } {
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: "",
+      isArray: (n) => n === "testsuite",
+    }).parse(xml) as { testsuites: Record<string, string> & { testsuite: Array<Record<string, string>> } };
+    const counts = (o: Record<string, string>) => Object.fromEntries(COUNTS.map((a) => [a, Number(o[a])])) as Counts;
+    return { top: counts(doc.testsuites), suites: doc.testsuites.testsuite.map(counts) };
+  }
+
+  it("are the sum of the suites, the rules judged on every exchange included", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "junit.xml");
+    // As Playwright writes it: its own totals, time the run's wall time (two workers: less than the sum).
+    writeFileSync(
+      file,
+      `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites id="" name="" tests="5" failures="1" skipped="1" errors="0" time="2.5">
+<testsuite name="a.spec.js" timestamp="2026-11-24T00:00:00.000Z" hostname="target" tests="3" failures="0" skipped="1" time="1.25" errors="0">
+<testcase name="one" classname="a.spec.js" time="1.25"></testcase>
+</testsuite>
+<testsuite name="b.spec.js" timestamp="2026-11-24T00:00:00.000Z" hostname="target" tests="2" failures="1" skipped="0" time="2.125" errors="1">
+<testcase name="two" classname="b.spec.js" time="2.125"><failure message="x" type="FAILURE">x</failure></testcase>
+</testsuite>
+</testsuites>
+`,
+    );
+    const s = summaryQuoting("unused");
+    const row = s.requirements[0]!;
+    row.checks = [
+      { title: "its own check", file: "token-endpoint.spec.ts", status: "passed" },
+      { title: 'observed in "two"', file: "b.spec.ts", status: "failed", reason: "observed: 200 <x>", observed: true },
+    ];
+    appendObserved(file, "target", s);
+    const { top, suites } = parsed(readFileSync(file, "utf8"));
+    expect(suites).toHaveLength(3);
+    const sum = (a: keyof Counts) => suites.reduce((n, suite) => n + suite[a], 0);
+    expect(top).toEqual({
+      tests: sum("tests"),
+      failures: sum("failures"),
+      errors: sum("errors"),
+      skipped: sum("skipped"),
+      time: sum("time"),
+    });
+    // The failure the rule layer observed counts at the top, where a CI gate that reads only it looks.
+    expect(top).toEqual({ tests: 6, failures: 2, errors: 1, skipped: 1, time: 3.375 });
+  });
+
+  it("are the sum of the suites when nothing was observed too: one meaning of time in every file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "junit.xml");
+    writeFileSync(
+      file,
+      '<testsuites tests="1" failures="0" time="9">\n<testsuite name="a" tests="1" failures="0" skipped="0" errors="0" time="0.5"></testsuite>\n</testsuites>\n',
+    );
+    const s = summaryQuoting("unused");
+    s.requirements = [];
+    appendObserved(file, "target", s);
+    expect(parsed(readFileSync(file, "utf8")).top).toEqual({ tests: 1, failures: 0, errors: 0, skipped: 0, time: 0.5 });
   });
 });

@@ -408,27 +408,59 @@ function packageVersion(): string {
 /**
  * The JUnit file (Playwright's, written by the junit reporter before this one ends) gets a suite of
  * the rows that failed only by what the rule layer observed in other checks' exchanges: every check
- * of such a row passed, so without it a CI that reads JUnit alone would see nothing failed.
+ * of such a row passed, so without it a CI that reads JUnit alone would see nothing failed. Its
+ * top-level totals are then the sum of its suites, that one included (withSuiteTotals).
  */
 export function appendObserved(file: string, target: string, summary: Summary): void {
+  if (!existsSync(file)) return;
   const rows = summary.requirements.filter(
     (r) =>
       r.verdict === "failed" &&
       r.checks.some((c) => c.observed) &&
       !r.checks.some((c) => !c.observed && c.status === "failed"),
   );
-  if (rows.length === 0 || !existsSync(file)) return;
-  const xml = readFileSync(file, "utf8");
+  const written = readFileSync(file, "utf8");
+  let xml = written;
   const end = xml.lastIndexOf("</testsuites>");
   if (end < 0) return;
-  const esc = (t: string) =>
-    t.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
-  const cases = rows.map((r) => {
-    const found = r.checks.filter((c) => c.observed).map((c) => `${c.title}: ${c.reason ?? ""}`);
-    return `<testcase name="${esc(r.row)}" classname="rules judged on every exchange (${esc(target)})" time="0">\n<failure message="${esc(found[0]!)}" type="observed">\n${esc(found.join("\n"))}\n</failure>\n</testcase>`;
+  if (rows.length > 0) {
+    const esc = (t: string) =>
+      t.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
+    const cases = rows.map((r) => {
+      const found = r.checks.filter((c) => c.observed).map((c) => `${c.title}: ${c.reason ?? ""}`);
+      return `<testcase name="${esc(r.row)}" classname="rules judged on every exchange (${esc(target)})" time="0">\n<failure message="${esc(found[0]!)}" type="observed">\n${esc(found.join("\n"))}\n</failure>\n</testcase>`;
+    });
+    const suite = `<testsuite name="rules judged on every exchange" hostname="${esc(target)}" tests="${rows.length}" failures="${rows.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
+    xml = xml.slice(0, end) + suite + xml.slice(end);
+  }
+  const totalled = withSuiteTotals(xml);
+  if (totalled !== written) writeFileSync(file, totalled);
+}
+
+/** The counts of a JUnit file's top level, each the sum of its suites' own. */
+const JUNIT_TOTALS = ["tests", "failures", "errors", "skipped", "time"] as const;
+
+/**
+ * A JUnit file with the top-level `<testsuites>` totals the sum of its `<testsuite>`s: a tool that
+ * reads only the top level (many CI views do) must count what a suite counts, such as the failures
+ * of the rules judged on every exchange. Time is the suites' summed, as JUnit's schema has it (not
+ * the run's wall time, shorter with several workers).
+ */
+export function withSuiteTotals(xml: string): string {
+  const sums = Object.fromEntries(JUNIT_TOTALS.map((a) => [a, 0])) as Record<(typeof JUNIT_TOTALS)[number], number>;
+  for (const [suite] of xml.matchAll(/<testsuite\s[^>]*>/g))
+    for (const a of JUNIT_TOTALS) sums[a] += Number(new RegExp(`\\s${a}="([^"]*)"`).exec(suite)?.[1] ?? 0) || 0;
+  return xml.replace(/<testsuites\b[^>]*>/, (top) => {
+    let out = top;
+    for (const a of JUNIT_TOTALS) {
+      const value = a === "time" ? String(Number(sums.time.toFixed(3))) : String(sums[a]);
+      const attr = new RegExp(`(\\s${a}=)"[^"]*"`);
+      out = attr.test(out)
+        ? out.replace(attr, `$1"${value}"`)
+        : out.replace(/\s*\/?>$/, (close) => ` ${a}="${value}"${close}`);
+    }
+    return out;
   });
-  const suite = `<testsuite name="rules judged on every exchange" hostname="${esc(target)}" tests="${rows.length}" failures="${rows.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
-  writeFileSync(file, xml.slice(0, end) + suite + xml.slice(end));
 }
 
 /** The requirements matrix of one target. */
