@@ -5,15 +5,14 @@
 // target that stopped answering is not waited for again by any check of the
 // run (targetDown). Playwright's request context reads every answer whole
 // before a check sees it, which is why the suite does not use it.
-import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "@playwright/test";
 import type { Reply as Answer } from "../../src/contract/responses.ts";
 import type { RetryPolicy, Target } from "./config.ts";
+import { runFile, takeForGone, targetDown } from "./gone.ts";
 import { exchangeOf, observe } from "./observed.ts";
-import { NOT_CHECKED } from "./requirements.ts";
-import { learnFromAnswer, learnFromRequest, RUN_DIR_VARIABLE, redact } from "./secrets.ts";
+import { NOT_CHECKED, TARGET_DOWN } from "./requirements.ts";
+import { learnFromAnswer, learnFromRequest, redact } from "./secrets.ts";
 
 export interface Reply extends Answer {
   /** "GET /v1/api/..." for messages. */
@@ -90,17 +89,6 @@ const USER_AGENT = `bawa-conformance (Node.js ${process.version})`;
 /** Requests in a row that got no answer, by target, in any worker: this many, and the target is taken for gone. */
 export const NO_ANSWER_LIMIT = 3;
 const unanswered = new Map<string, number>();
-const down = new Map<string, string>();
-
-/**
- * A file of the run's folder about a target, which every worker of the run reads (a worker that
- * ends after a failed check is replaced by a new process): whether it stopped answering, and how
- * many requests in a row got no answer.
- */
-function runFile(kind: "down" | "unanswered", baseUrl: string): string | undefined {
-  const dir = process.env[RUN_DIR_VARIABLE];
-  return dir ? join(dir, `${kind}-${createHash("sha1").update(baseUrl).digest("hex").slice(0, 12)}`) : undefined;
-}
 
 /** Requests in a row that got no answer from the target, in this run; `change` adds one or starts again at 0. */
 function inARow(baseUrl: string, change: "add" | "reset"): number {
@@ -117,29 +105,29 @@ function inARow(baseUrl: string, change: "add" | "reset"): number {
   return next;
 }
 
-/** Why the target at `baseUrl` is known to have stopped answering in this run; undefined while it answers. */
-export function targetDown(baseUrl: string): string | undefined {
-  if (!down.has(baseUrl)) {
-    const file = runFile("down", baseUrl);
-    try {
-      if (file) down.set(baseUrl, readFileSync(file, "utf8"));
-    } catch {
-      // Not down.
-    }
-  }
-  return down.get(baseUrl);
+/** Takes the target for gone for the rest of the run (gone.ts), naming the check that found it so. */
+function declareDown(baseUrl: string, why: string): void {
+  const check = runningCheck();
+  takeForGone(baseUrl, why, check ? { during: check.title } : {});
 }
 
-/** Takes the target for gone for the rest of the run, in every worker: checks skip instead of waiting. */
-export function declareDown(baseUrl: string, why: string): void {
-  if (down.has(baseUrl)) return;
-  down.set(baseUrl, why);
-  const file = runFile("down", baseUrl);
+/** The check this worker runs, if any: none in the runner, in `bawa conformance`, or outside Playwright. */
+function runningCheck(): ReturnType<typeof test.info> | undefined {
   try {
-    if (file) writeFileSync(file, why, { flag: "wx", mode: 0o600 });
+    return test.info();
   } catch {
-    // Another worker said so first.
+    return undefined;
   }
+}
+
+/**
+ * Ends the running check as not checked when its target is known to have stopped answering: what
+ * a check cut off by a target that went away saw says nothing of its rule. The verdict says once
+ * that the target stopped answering, so no check fails for it. Outside a check, nothing.
+ */
+export function skipIfDown(baseUrl: string): void {
+  const gone = targetDown(baseUrl);
+  if (gone !== undefined && runningCheck()) test.skip(true, `${TARGET_DOWN} (${gone})`);
 }
 
 /** Undefined when the target's base address answers within the probe's time (at most 5 s), else why not. */
@@ -234,6 +222,7 @@ export async function send(api: Api, method: string, url: string, opts: SendOpti
   const call = `${method} ${path}`;
   if (api.readOnly && !SAFE_METHODS.has(method.toUpperCase()) && /\/api\//i.test(path))
     throw new Error(`read-only run: ${call} could change customer data, so this check must be tagged @writes`);
+  skipIfDown(api.baseUrl);
   const gone = targetDown(api.baseUrl);
   if (gone) throw new Error(`${call}: not sent: the target stopped answering earlier in this run (${gone})`);
   const attempt = async () => {
@@ -262,7 +251,8 @@ export async function send(api: Api, method: string, url: string, opts: SendOpti
       const e = err as Error & { cause?: unknown };
       if (err instanceof AnswerTooLarge || (e.cause === undefined && e.name !== "TimeoutError")) throw err;
       const why = failureOf(err, api.timeoutMs);
-      await noAnswer(api, why);
+      await noAnswer(api, `${call}: ${why}`);
+      skipIfDown(api.baseUrl);
       throw new Error(`${call}: no answer from the target (${why})`);
     }
   };

@@ -3,10 +3,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { FullConfig, FullResult, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { XMLParser } from "fast-xml-parser";
 import { marked } from "marked";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { appendObserved, html, type MatrixRow, markdown, type Summary } from "./matrix-reporter.ts";
+import { takeForGone } from "./gone.ts";
+import MatrixReporter, { completeJUnit, html, type MatrixRow, markdown, type Summary } from "./matrix-reporter.ts";
+import { TARGET_DOWN } from "./requirements.ts";
+import { RUN_DIR_VARIABLE } from "./secrets.ts";
 
 const HOSTILE =
   '<img src=x onerror=alert(1)> [click](javascript:alert(1)) **bold** `code` | two\n# heading <script>alert(2)</script> &lt;b&gt; ![p](http://t.example/p.png) ~~gone~~ <a href="http://t.example">x</a>';
@@ -93,7 +97,7 @@ describe("rows failed by what the rule layer observed", () => {
       },
     ];
     const before = structuredClone(s);
-    appendObserved(file, "target", s);
+    completeJUnit(file, "target", s);
     const xml = readFileSync(file, "utf8");
     expect(xml).toContain('<testsuite name="rules judged on every exchange"');
     expect(xml).toContain('<testcase name="TOK-EXPIRY"');
@@ -103,7 +107,7 @@ describe("rows failed by what the rule layer observed", () => {
     // A row whose own check failed is in JUnit already, through that check.
     before.requirements[0]!.checks[0]!.status = "failed";
     writeFileSync(file, "<testsuites>\n</testsuites>\n");
-    appendObserved(file, "target", before);
+    completeJUnit(file, "target", before);
     expect(readFileSync(file, "utf8")).not.toContain("rules judged on every exchange");
   });
 });
@@ -146,7 +150,7 @@ describe("junit.xml's top-level totals", () => {
       { title: "its own check", file: "token-endpoint.spec.ts", status: "passed" },
       { title: 'observed in "two"', file: "b.spec.ts", status: "failed", reason: "observed: 200 <x>", observed: true },
     ];
-    appendObserved(file, "target", s);
+    completeJUnit(file, "target", s);
     const { top, suites } = parsed(readFileSync(file, "utf8"));
     expect(suites).toHaveLength(3);
     const sum = (a: keyof Counts) => suites.reduce((n, suite) => n + suite[a], 0);
@@ -171,7 +175,65 @@ describe("junit.xml's top-level totals", () => {
     );
     const s = summaryQuoting("unused");
     s.requirements = [];
-    appendObserved(file, "target", s);
+    completeJUnit(file, "target", s);
     expect(parsed(readFileSync(file, "utf8")).top).toEqual({ tests: 1, failures: 0, errors: 0, skipped: 0, time: 0.5 });
+  });
+});
+
+describe("a run the target left", () => {
+  /** Three checks of three spec requirements, as Playwright hands them to a reporter. */
+  function checks(target: string) {
+    const project = { name: "target", metadata: { kinds: ["spec"], target, filtered: true }, use: {} };
+    const tests = ["ERR-200", "ERR-1-PATH", "VER-PATH"].map(
+      (id) =>
+        ({
+          title: `checks ${id}`,
+          tags: ["@kind:spec", `@${id}`],
+          annotations: [],
+          location: { file: "/suite/status-rules.spec.ts", line: 1, column: 1 },
+          id,
+          parent: { project: () => project },
+        }) as unknown as TestCase,
+    );
+    const suite = { suites: [{ project: () => project, allTests: () => tests }] } as unknown as Suite;
+    return { tests, suite };
+  }
+
+  it("stopped by bawa conformance's watch: the check it cut and those it never let start are not checked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bawa-gone-"));
+    const before = process.env[RUN_DIR_VARIABLE];
+    process.env[RUN_DIR_VARIABLE] = dir;
+    onTestFinished(() => {
+      if (before === undefined) delete process.env[RUN_DIR_VARIABLE];
+      else process.env[RUN_DIR_VARIABLE] = before;
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // A port of its own: what this process learns of a target stays known to it.
+    const target = `http://127.0.0.1:${40_000 + (process.pid % 20_000)}`;
+    const { tests, suite } = checks(target);
+    const reporter = new MatrixReporter({ outputDir: dir, quiet: true });
+    reporter.onBegin({} as FullConfig, suite);
+    reporter.onTestEnd(tests[0]!, { status: "passed", annotations: [] } as unknown as TestResult);
+    // The watch found the target gone and, a check still running, stopped the run (SIGINT, no CUT_FILE).
+    takeForGone(target, `${target} did not answer twice in a row (connect ECONNREFUSED)`, {
+      dir,
+      at: new Date("2026-11-30T10:00:00Z"),
+    });
+    reporter.onTestEnd(tests[1]!, {
+      status: "interrupted",
+      annotations: [],
+      error: { message: "Error: page.goto: Target page, context or browser has been closed" },
+    } as unknown as TestResult);
+    await reporter.onEnd({ status: "interrupted" } as FullResult);
+    const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as Summary;
+    const verdicts = Object.fromEntries(s.requirements.map((r) => [r.row, r.verdict]));
+    expect(verdicts).toMatchObject({ "ERR-200": "passed", "ERR-1-PATH": "not checked", "VER-PATH": "not checked" });
+    expect(s.failures).toEqual([]);
+    // Said once, as the target's going, not as a run cut short.
+    expect(s.because).toEqual([
+      `the target at ${target} stopped answering (at 2026-11-30T10:00:00Z: ${target} did not answer twice in a row (connect ECONNREFUSED)): 2 checks were not checked`,
+    ]);
+    for (const row of s.requirements.filter((r) => r.verdict === "not checked"))
+      expect(row.checks[0]!.reason).toMatch(new RegExp(`^${TARGET_DOWN} \\(at 2026-11-30T10:00:00Z: `));
   });
 });

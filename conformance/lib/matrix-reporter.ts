@@ -29,6 +29,7 @@ import {
   type SinceBaseline,
 } from "./baseline.ts";
 import { type Kind, onOff, type RunTarget } from "./config.ts";
+import { targetDown } from "./gone.ts";
 import { countsText, parseCounts, REQUESTS_ANNOTATION, type RequestCounts } from "./http.ts";
 import { cell, esc } from "./markup.ts";
 import {
@@ -65,6 +66,28 @@ function signalThatCut(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why and when the target of a run stopped answering, if it did: as a check that found it gone
+ * said, else as the run's folder holds it (bawa conformance's watch may find it first).
+ */
+function goneOf(run: TargetRun, outcomes: Map<TestCase, CheckOutcome>): string | undefined {
+  for (const test of new Set([...run.tests.values()].flat())) {
+    const reason = outcomes.get(test)?.reason;
+    if (reason?.startsWith(TARGET_DOWN))
+      return reason
+        .slice(TARGET_DOWN.length)
+        .trim()
+        .replace(/^\((.*)\)$/s, "$1");
+  }
+  let address = run.target;
+  try {
+    address = new URL(run.target).href.replace(/\/$/, "");
+  } catch {
+    // Not a URL: "(not set)".
+  }
+  return targetDown(address);
 }
 
 /** Row verdicts, worst first: the order reports list them in. */
@@ -133,6 +156,11 @@ export interface Summary {
   interrupted: boolean;
   /** Why the verdict is what it is, in sentences: failures, nothing verified, strict. */
   because: string[];
+  /**
+   * The target stopped answering during the run: when, during which check, and why it was taken
+   * for gone (its `because` sentence says so, and how many checks were then not checked).
+   */
+  stoppedAnswering?: string;
   /** CONFORMANCE_STRICT=1: anything not verified fails the run too. */
   strict: boolean;
   totals: Record<Verdict, number>;
@@ -341,6 +369,7 @@ export default class MatrixReporter implements Reporter {
         result,
         startedAt: this.#startedAt,
         shard: process.env.CONFORMANCE_SHARD !== undefined,
+        cutBy: signalThatCut(),
       });
       summary.coverage = coverageReport(declared, run.coverage);
       if (baselineFile) {
@@ -360,7 +389,7 @@ export default class MatrixReporter implements Reporter {
       writeFileSync(join(dir, "matrix.md"), markdown(summary));
       writeFileSync(join(dir, "matrix.html"), html(summary));
       if (!this.#quiet) console.log(terminal(summary, dir));
-      appendObserved(join(this.#outputDir, "junit.xml"), run.name, summary);
+      completeJUnit(join(this.#outputDir, "junit.xml"), run.name, summary);
     }
     if (process.env.CONFORMANCE_COMPARE === "1" && summaries.length > 1) {
       const compared = this.#targets.map((run, i) => ({ ...summaries[i]!, name: run.name, answers: run.answers }));
@@ -406,12 +435,15 @@ function packageVersion(): string {
 }
 
 /**
- * The JUnit file (Playwright's, written by the junit reporter before this one ends) gets a suite of
- * the rows that failed only by what the rule layer observed in other checks' exchanges: every check
- * of such a row passed, so without it a CI that reads JUnit alone would see nothing failed. Its
- * top-level totals are then the sum of its suites, that one included (withSuiteTotals).
+ * The JUnit file (Playwright's, written by the junit reporter before this one ends) gets what only
+ * the matrix knows, so a CI that reads JUnit alone sees every reason the run failed:
+ * - a suite of the rows that failed only by what the rule layer observed in other checks'
+ *   exchanges (every check of such a row passed);
+ * - an error of the run when its target stopped answering (every check it left is skipped there,
+ *   as not checked, and none failed for it).
+ * Its top-level totals are then the sum of its suites, those included (withSuiteTotals).
  */
-export function appendObserved(file: string, target: string, summary: Summary): void {
+export function completeJUnit(file: string, target: string, summary: Summary): void {
   if (!existsSync(file)) return;
   const rows = summary.requirements.filter(
     (r) =>
@@ -423,16 +455,21 @@ export function appendObserved(file: string, target: string, summary: Summary): 
   let xml = written;
   const end = xml.lastIndexOf("</testsuites>");
   if (end < 0) return;
+  const esc = (t: string) =>
+    t.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
+  let added = "";
   if (rows.length > 0) {
-    const esc = (t: string) =>
-      t.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
     const cases = rows.map((r) => {
       const found = r.checks.filter((c) => c.observed).map((c) => `${c.title}: ${c.reason ?? ""}`);
       return `<testcase name="${esc(r.row)}" classname="rules judged on every exchange (${esc(target)})" time="0">\n<failure message="${esc(found[0]!)}" type="observed">\n${esc(found.join("\n"))}\n</failure>\n</testcase>`;
     });
-    const suite = `<testsuite name="rules judged on every exchange" hostname="${esc(target)}" tests="${rows.length}" failures="${rows.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
-    xml = xml.slice(0, end) + suite + xml.slice(end);
+    added += `<testsuite name="rules judged on every exchange" hostname="${esc(target)}" tests="${rows.length}" failures="${rows.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
   }
+  const down = summary.because.find((b) => summary.stoppedAnswering && b.includes(summary.stoppedAnswering));
+  if (down !== undefined) {
+    added += `<testsuite name="the run" hostname="${esc(target)}" tests="1" failures="0" skipped="0" errors="1" time="0">\n<testcase name="the target answers until every check has ended" classname="the run (${esc(target)})" time="0">\n<error message="${esc(down)}" type="target stopped answering">\n${esc(down)}\n</error>\n</testcase>\n</testsuite>\n`;
+  }
+  xml = xml.slice(0, end) + added + xml.slice(end);
   const totalled = withSuiteTotals(xml);
   if (totalled !== written) writeFileSync(file, totalled);
 }
@@ -467,9 +504,21 @@ export function withSuiteTotals(xml: string): string {
 function summarize(
   run: TargetRun,
   outcomes: Map<TestCase, CheckOutcome>,
-  opts: { filtered: boolean; profile: Profile | undefined; result: FullResult; startedAt: Date; shard: boolean },
+  opts: {
+    filtered: boolean;
+    profile: Profile | undefined;
+    result: FullResult;
+    startedAt: Date;
+    shard: boolean;
+    /** The signal that cut the run (a person, a CI's timeout), if one did. */
+    cutBy: string | undefined;
+  },
 ): Summary {
   const { profile } = opts;
+  // A run the target left (a check found it gone, or bawa conformance's watch did and stopped the
+  // run): a check it cut off or never let start is not checked, not failed. A run a person or a
+  // CI's timeout cut is another thing: its checks that did not end are said to have not run.
+  const gone = opts.cutBy === undefined ? goneOf(run, outcomes) : undefined;
   const rows: MatrixRow[] = [];
   for (const r of requirements().values()) {
     const tests = run.tests.get(requirementTag(r.id)) ?? [];
@@ -478,15 +527,17 @@ function summarize(
     for (const t of tests) bySubject.set(subjectOf(t), [...(bySubject.get(subjectOf(t)) ?? []), t]);
     if (bySubject.size === 0) bySubject.set(undefined, []);
     for (const [subject, ofSubject] of bySubject) {
-      const checks = ofSubject.map(
-        (t) =>
-          outcomes.get(t) ?? {
-            title: t.title,
-            file: t.location.file.split(/[\\/]/).pop()!,
-            status: "not run" as const,
-            testId: t.id,
-          },
-      );
+      const checks = ofSubject.map((t): CheckOutcome => {
+        const c = outcomes.get(t) ?? {
+          title: t.title,
+          file: t.location.file.split(/[\\/]/).pop()!,
+          status: "not run" as const,
+          testId: t.id,
+        };
+        return gone !== undefined && (c.status === "not run" || c.status === "interrupted")
+          ? { ...c, status: "skipped", reason: `${TARGET_DOWN} (${gone})` }
+          : c;
+      });
       let verdict = verdictOf(r, checks, run.kinds, opts.filtered);
       const expected = profile?.expectedFailures[r.id];
       if (expected !== undefined) {
@@ -552,17 +603,18 @@ function summarize(
   const strict = onOff("CONFORMANCE_STRICT", process.env.CONFORMANCE_STRICT, false);
   const because: string[] = [];
   const interrupted = opts.result.status === "interrupted" || opts.result.status === "timedout";
-  if (interrupted) {
-    const cutBy = signalThatCut();
+  // Stopped because the target was gone, the run says so once, below, and not as a cut.
+  if (interrupted && (gone === undefined || opts.result.status === "timedout")) {
     const ended = rows.flatMap((r) => r.checks).filter((c) => c.status === "not run").length;
     because.push(
-      `the run was ${opts.result.status === "timedout" ? "timed out" : cutBy ? `cut by ${cutBy}` : "interrupted"} before every check ended (${ended} did not run)`,
+      `the run was ${opts.result.status === "timedout" ? "timed out" : opts.cutBy ? `cut by ${opts.cutBy}` : "interrupted"} before every check ended (${ended} did not run)`,
     );
   }
   const notRun = rows.flatMap((r) => r.checks).filter((c) => c.reason?.startsWith(TARGET_DOWN));
-  if (notRun.length > 0) {
+  const stoppedAnswering = notRun.length > 0 ? (gone ?? goneOf(run, outcomes)) : undefined;
+  if (stoppedAnswering !== undefined) {
     because.push(
-      `the target stopped answering during the run ${notRun[0]!.reason!.slice(TARGET_DOWN.length).trim()}: ${notRun.length} checks after it were not run`,
+      `the target at ${run.target} stopped answering (${stoppedAnswering}): ${notRun.length} ${notRun.length === 1 ? "check was" : "checks were"} not checked`,
     );
   }
   const failing = totals.failed + totals.uncovered + totals["unexpected pass"];
@@ -595,6 +647,7 @@ function summarize(
     verdict: because.length > 0 ? "failed" : "passed",
     interrupted,
     because,
+    ...(stoppedAnswering === undefined ? {} : { stoppedAnswering }),
     strict,
     totals,
     requests: run.requests,
@@ -660,6 +713,9 @@ function verdictOf(r: Requirement, checks: CheckOutcome[], kinds: Kind[], filter
     )
   )
     return "failed";
+  // The target went away before every check of it ended: what ran can not vouch for the whole
+  // requirement, and the run fails once, on the target.
+  if (checks.some((c) => c.reason?.startsWith(TARGET_DOWN))) return "not checked";
   // A read-only run did not run every check of it: what ran can not vouch for the whole requirement.
   if (checks.some((c) => c.reason?.startsWith(READ_ONLY))) return "not run (read-only)";
   if (checks.some((c) => c.status === "passed")) return "passed";
@@ -722,7 +778,7 @@ function terminal(s: Summary, dir: string): string {
     lines.push("  Failures:");
     for (const f of s.failures) lines.push(`    ✘ ${f.row} — ${f.check}: ${printable(f.error.slice(0, 240))}`);
   }
-  // The checks not run because the target stopped answering are said once (the verdict says why).
+  // The rows not checked because the target stopped answering are counted once (the verdict says when and why).
   const notVerified = unsettled(s).filter((r) => !whyOf(r).startsWith(TARGET_DOWN));
   const notRun = unsettled(s).length - notVerified.length;
   if (notVerified.length + notRun > 0) {
@@ -730,7 +786,8 @@ function terminal(s: Summary, dir: string): string {
     for (const r of notVerified.slice(0, 30))
       lines.push(`    ${ICON[r.verdict]} ${r.row}: ${printable(whyOf(r).slice(0, 200))}`);
     if (notVerified.length > 30) lines.push(`    ... and ${notVerified.length - 30} more (matrix.md)`);
-    if (notRun > 0) lines.push(`    ? ${notRun} requirements not run: the target stopped answering`);
+    if (notRun > 0)
+      lines.push(`    ${ICON["not checked"]} ${notRun} requirements not checked: the target stopped answering`);
   }
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
     lines.push(

@@ -55,8 +55,11 @@ export const NOT_VERIFIED = "not verified: ";
  * missing): a run with such skips fails, since it verified only what needs no token.
  */
 export const WITHOUT_A_TOKEN = "without them no access token can be obtained";
-/** How the skip reason of a check begins when the target stopped answering before it (http.ts targetDown). */
-export const TARGET_DOWN = "not run: the target stopped answering earlier in this run";
+/**
+ * How the skip reason of a check begins when the target stopped answering before it or while it
+ * ran (http.ts targetDown): the row is not checked, and the run fails once, on the target.
+ */
+export const TARGET_DOWN = `${NOT_CHECKED}the target, which stopped answering`;
 /** The skip reason of a check that writes, in a read-only run. */
 export const READ_ONLY = "not run (read-only): this check creates, changes or deletes customers";
 /** The skip reason of a check that needs a browser, in a run that opens none (CONFORMANCE_BROWSER=0). */

@@ -14,7 +14,7 @@ import {
   test,
 } from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
-import { apiFor, noAnswer } from "./http.ts";
+import { apiFor, noAnswer, skipIfDown } from "./http.ts";
 import { CAUGHT_HEADER, observeCaught } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
@@ -115,6 +115,10 @@ export interface WalkOptions {
 
 /** How long a walk waits, after acting on a screen, for what that set off before it looks again. */
 const SETTLE_MS = 2_000;
+
+/** Chromium's errors of a page whose server did not answer at all (not one the suite's routes ended). */
+const NO_CONNECTION =
+  /net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|CONNECTION_CLOSED|CONNECTION_FAILED|EMPTY_RESPONSE)/;
 
 /**
  * The answer the browser gets where it would have left the target: a 204 commits no document, so
@@ -232,9 +236,12 @@ export async function walkScreens(
   }
   try {
     await page.goto(authorizeUrl(t, params)).catch(async (err: Error) => {
-      // A page that never came counts as a request without an answer (a target that stopped answering).
-      if (err.name === "TimeoutError")
+      // A page that never came counts as a request without an answer (a target that stopped
+      // answering); if the target is gone, the check ends not checked, as a request's would.
+      if (err.name === "TimeoutError" || NO_CONNECTION.test(err.message)) {
         await noAnswer(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
+        skipIfDown(t.baseUrl);
+      }
     });
     const look = screensLook(page, t, opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
     while (!landing && Date.now() - lastNavigation < t.screenTimeoutMs) {

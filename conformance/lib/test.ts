@@ -19,18 +19,17 @@ import {
 } from "./config.ts";
 import { infoListUrl } from "./customers.ts";
 import { DATE_FIELDS, describedFields, type Findings, notCheckedBecause, probe } from "./findings.ts";
+import { takeForGone, targetDown } from "./gone.ts";
 import {
   type Api,
   apiFor,
   countsText,
-  declareDown,
   probeTarget,
   REQUESTS_ANNOTATION,
   type Reply,
   send,
   skipOtherSuccess,
   takeCounts,
-  targetDown,
 } from "./http.ts";
 import {
   ANSWERS_ANNOTATION,
@@ -519,9 +518,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
           await resetKeptPage(page);
         },
       }),
-  // Before every check: a target that stopped answering fails the first check at once, saying
-  // so, and every check after it in the run is not run, instead of each waiting out its own
-  // timeouts. A check expected to fail is marked so.
+  // Before every check: once the target stopped answering, every check after it in the run is
+  // not checked, at once, instead of each waiting out its own timeouts. A check expected to fail
+  // is marked so.
   targetAnswers: [
     async ({ targetState, contract }, use, testInfo) => {
       const { target, api, expectedFailures } = targetState;
@@ -539,13 +538,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         assumed !== undefined && !target.kinds.has("assumption"),
         `${NOT_SELECTED}${subject} rests on ${assumed} (openapi/ASSUMPTIONS.md), not on the description; --assumptions checks it`,
       );
+      // The first check to find the target gone says so in the verdict, as every later one: no
+      // check fails for it (a stack trace of ours would be all it showed).
+      const why = targetDown(target.baseUrl) === undefined ? await probeTarget(api) : undefined;
+      if (why) takeForGone(target.baseUrl, `${target.baseUrl} did not answer (${why})`, { before: testInfo.title });
       const gone = targetDown(target.baseUrl);
       testInfo.skip(gone !== undefined, `${TARGET_DOWN} (${gone})`);
-      const why = await probeTarget(api);
-      if (why) {
-        declareDown(target.baseUrl, `${target.baseUrl} did not answer (${why})`);
-        throw new Error(`the target at ${target.baseUrl} does not answer (${why}); is it running?`);
-      }
       await use();
       // The matrix reporter sums these into the run's request counts (shards included).
       const counts = takeCounts();

@@ -72,16 +72,60 @@ describe("bawa conformance: bounded waiting", () => {
       const s = summaryOf("hanging");
       expect(s.verdict).toBe("failed");
       expect(s.because.join("; ")).toMatch(
-        /the target stopped answering during the run \(3 requests in a row got no answer; the last: no answer within 1 s, the limit CONFORMANCE_REQUEST_TIMEOUT sets\): \d+ checks after it were not run/,
+        new RegExp(
+          `the target at ${target.url} stopped answering \\(at [0-9T:-]+Z, during "[^"]+": 3 requests in a row got no answer; the last: [A-Z]+ /\\S+: no answer within 1 s, the limit CONFORMANCE_REQUEST_TIMEOUT sets\\): \\d+ checks were not checked`,
+        ),
       );
       const notRun = s.requirements.filter((r) => r.checks.some((c) => c.reason?.startsWith(TARGET_DOWN)));
       expect(notRun.length).toBeGreaterThan(50);
-      for (const r of notRun) expect(r.verdict, r.row).toBe("not verified");
+      for (const r of notRun) expect(r.verdict, r.row).toBe("not checked");
       expect(s.missingSettings).not.toContain("CONFORMANCE_REQUEST_TIMEOUT");
       // Said once in the matrix's lines, not once per requirement.
-      expect(run.out.match(/requirements not run: the target stopped answering/g)).toHaveLength(1);
+      expect(run.out.match(/requirements not checked: the target stopped answering/g)).toHaveLength(1);
     } finally {
       target.close();
+    }
+  }, 120_000);
+
+  it("a target that stops answering mid-run is said once, with its address and when; what it left is not checked", async () => {
+    // The mock behind a gateway that goes away after some requests, as a test environment that
+    // restarts: every later request finds nothing listening, at its address too.
+    let passed = 0;
+    const gateway = await serve((req, res) => {
+      if (req.url !== "/" && ++passed === 40) {
+        gateway.close();
+        return;
+      }
+      passOn(req, res, h.url);
+    });
+    try {
+      const run = await h.bawa(["--output", "gone"], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
+      expect(run.code, run.out).toBe(1);
+      const said = new RegExp(
+        `the target at ${gateway.url} stopped answering \\(at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ, (during|before) "`,
+        "g",
+      );
+      expect(run.out.match(said), run.out).toHaveLength(1);
+      // No stack trace or code frame of the suite's: the target's going is no failure of a check.
+      expect(run.out).not.toMatch(/\bat .*\.js:\d+|^\s*>? *\d+ \|/m);
+      expect(run.out).not.toMatch(/^ +[1-9]\d* (failed|interrupted)$/m);
+      const s = summaryOf("gone") as Summary & { stoppedAnswering?: string };
+      expect(s.verdict).toBe("failed");
+      expect(s.interrupted).toBe(false);
+      expect(s.because).toHaveLength(1);
+      expect(s.because[0]).toMatch(said);
+      expect(s.stoppedAnswering).toMatch(/^at /);
+      const left = s.requirements.filter((r) => r.checks.some((c) => c.reason?.startsWith(TARGET_DOWN)));
+      expect(left.length).toBeGreaterThan(50);
+      for (const r of left) expect(r.verdict, r.row).toBe("not checked");
+      expect(s.requirements.filter((r) => r.verdict === "failed").map((r) => r.row)).toEqual([]);
+      // JUnit alone fails the run too: one error, the target's, and no check failed.
+      const junit = readFileSync(join(h.dir, "gone", "junit.xml"), "utf8");
+      expect(/<testsuites [^>]*\berrors="1"/.test(junit), junit.slice(0, 300)).toBe(true);
+      expect(/<testsuites [^>]*\bfailures="0"/.test(junit), junit.slice(0, 300)).toBe(true);
+      expect(junit).toContain('<testcase name="the target answers until every check has ended"');
+    } finally {
+      gateway.close();
     }
   }, 120_000);
 

@@ -25,6 +25,7 @@ import {
   type Target,
   VARIABLES,
 } from "../../conformance/lib/config.ts";
+import { takeForGone } from "../../conformance/lib/gone.ts";
 import { isBlobName } from "../../conformance/lib/reporters.ts";
 import { CUT_FILE, RUN_DIR_VARIABLE, RunSecrets } from "../../conformance/lib/secrets.ts";
 import { findChromium } from "../../scripts/ensure-browser.mjs";
@@ -281,9 +282,10 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       if (typeof values.grep === "string" || positionals.length > 0) env.CONFORMANCE_FILTERED = "1";
       // What the workers learn (tokens, codes, cookies) and what ends the run early, in a folder
       // of this run's alone: never in the reports (decision 0023).
-      runDir = mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
-      env[RUN_DIR_VARIABLE] = runDir;
-      const secrets = new RunSecrets(runDir);
+      const folder = mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
+      runDir = folder;
+      env[RUN_DIR_VARIABLE] = folder;
+      const secrets = new RunSecrets(folder);
       for (const { target } of targets) secrets.addSettings(target.settings);
       // The own mocks' refresh tokens, one per worker (the first is the run's own setting).
       for (const mock of ownMocks(env)) secrets.addSettings(mock);
@@ -327,17 +329,27 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      // A target found gone is recorded where every check looks before it runs and every request
+      // before it is sent: the checks left end at once, not checked, and the verdict says once that
+      // the target stopped answering. A check that waits on something else (a wait for expiry) is
+      // stopped after a request's time.
+      let stopping: NodeJS.Timeout | undefined;
       const watchdogs = targets.map(({ target }) =>
         watchTarget(target.baseUrl, (why) => {
-          console.error(
-            `\nbawa conformance: the target at ${target.baseUrl} stopped answering (${why}); stopping the run. The reports say which checks ran.`,
-          );
-          stop();
+          takeForGone(target.baseUrl, `${target.baseUrl} did not answer twice in a row (${why})`, { dir: folder });
+          const grace = target.requestTimeoutMs + 15_000;
+          stopping ??= setTimeout(() => {
+            console.error(
+              `\nbawa conformance: the target at ${target.baseUrl} stopped answering, and a check still runs ${grace / 1000} s later; stopping the run.`,
+            );
+            stop();
+          }, grace);
         }),
       );
       const code = await new Promise<number>((done) => child.on("close", (c, signal) => done(c ?? (signal ? 130 : 1))));
       await relayed;
       for (const w of watchdogs) clearInterval(w);
+      clearTimeout(stopping);
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       return code === 0 && !targets.some(({ target }) => stopped.has(target.baseUrl)) && signals === 0 ? 0 : 1;

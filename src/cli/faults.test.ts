@@ -59,6 +59,17 @@ describe("judging a run", () => {
     expect(judge(fault, cascade)).toMatchObject({ ok: false, failed: ["SCOPE-SINGLE", "TOKEN-RESPONSE"] });
     expect(judge(fault, { requirements: [row("SCOPE-SINGLE", "passed")] }).ok).toBe(false);
     expect(judge(fault, undefined).ok).toBe(false);
+    // A mock that stopped answering after the failure leaves the rest not checked: nothing is caught then.
+    const gone = {
+      requirements: [row("SCOPE-SINGLE", "failed"), row("TOKEN-RESPONSE", "not checked")],
+      stoppedAnswering: "at 2026-11-30T10:00:00Z: 3 requests in a row got no answer",
+    };
+    expect(judge(fault, gone)).toMatchObject({
+      ok: false,
+      unchecked: [
+        "every check after the mock stopped answering (at 2026-11-30T10:00:00Z: 3 requests in a row got no answer)",
+      ],
+    });
   });
 
   it("a fault is caught only by failures that say what its definition says", () => {

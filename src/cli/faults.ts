@@ -71,6 +71,8 @@ interface Outcome {
 
 export interface Summary {
   coverage?: { totals: { operations: { seen: number; declared: number } } };
+  /** The mock stopped answering during the run (when, why): the checks it left are not checked. */
+  stoppedAnswering?: string;
   requirements: Array<{
     id: string;
     /** `SVC-METHODS · Supplier` for a row of one subject; the id otherwise (summaries of earlier versions have none). */
@@ -345,6 +347,9 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
   const unchecked = (c.mustPass ?? [])
     .filter((row) => !rows.some((r) => rowOf(r) === row && r.verdict === "passed"))
     .map((row) => `${row} (${rows.find((r) => rowOf(r) === row)?.verdict ?? "no such row"})`);
+  // A mock that went away leaves its checks not checked, not failed: no verdict of the case holds.
+  if (summary?.stoppedAnswering)
+    unchecked.push(`every check after the mock stopped answering (${summary.stoppedAnswering})`);
   const operations = summary?.coverage?.totals.operations;
   if (c.everyOperation && operations && operations.seen < operations.declared)
     unchecked.push(`${operations.declared - operations.seen} of ${operations.declared} operations never exercised`);
