@@ -292,6 +292,13 @@ export async function walkScreens(
   // navigates away, and a check's kept page is made blank when the check ends (resetKeptPage).
   // A navigation to about:blank here cost each walk 5–10 % of its Chromium CPU (npm run bench:walk).
   if (landing) walk.landed = await landing;
+  // A walk that ended on the browser's own error page got no answer from a page of the target: if
+  // the target is gone, the check ends not checked, as one whose request got no answer does.
+  if (!walk.landed) {
+    if (page.url().startsWith("chrome-error://"))
+      await noAnswer(apiFor(t), `a page of the screens did not load (the browser is at ${page.url()})`);
+    skipIfDown(t.baseUrl);
+  }
   // What the screens handed out, for the run to keep out of its reports: codes and tokens of
   // the redirects, and the target's cookies (a logged-in browser's session).
   for (const u of [walk.landed, ...walk.left]) learnFromUrl(u);

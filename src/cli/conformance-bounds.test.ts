@@ -87,47 +87,59 @@ describe("bawa conformance: bounded waiting", () => {
     }
   }, 120_000);
 
-  it("a target that stops answering mid-run is said once, with its address and when; what it left is not checked", async () => {
-    // The mock behind a gateway that goes away after some requests, as a test environment that
-    // restarts: every later request finds nothing listening, at its address too.
-    let passed = 0;
-    const gateway = await serve((req, res) => {
-      if (req.url !== "/" && ++passed === 40) {
+  it.each([
+    ["a request of a check", "gone-request", (_: IncomingMessage) => true],
+    // The login form sent: the browser is left on its own error page, mid-walk.
+    [
+      "a page of the login screens",
+      "gone-screens",
+      (req: IncomingMessage) => req.method === "POST" && /\/OAuth\//i.test(req.url ?? ""),
+    ],
+  ])(
+    "a target that stops answering at %s is said once, with its address and when; what it left is not checked",
+    async (_, output, at) => {
+      // The mock behind a gateway that goes away after some requests, as a test environment that
+      // restarts: every later request finds nothing listening, at its address too.
+      let passed = 0;
+      const gateway = await serve((req, res) => {
+        if (req.url !== "/" && ++passed >= 40 && at(req)) {
+          gateway.close();
+          return;
+        }
+        passOn(req, res, h.url);
+      });
+      try {
+        const run = await h.bawa(["--output", output], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
+        expect(run.code, run.out).toBe(1);
+        const said = new RegExp(
+          `the target at ${gateway.url} stopped answering \\(at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ(, (during|before) "[^"]+")?: `,
+          "g",
+        );
+        expect(run.out.match(said), run.out).toHaveLength(1);
+        // No stack trace or code frame of the suite's: the target's going is no failure of a check.
+        expect(run.out).not.toMatch(/\bat .*\.js:\d+|^\s*>? *\d+ \|/m);
+        expect(run.out).not.toMatch(/^ +[1-9]\d* (failed|interrupted)$/m);
+        const s = summaryOf(output) as Summary & { stoppedAnswering?: string };
+        expect(s.verdict).toBe("failed");
+        expect(s.interrupted).toBe(false);
+        expect(s.because).toHaveLength(1);
+        expect(s.because[0]).toMatch(said);
+        expect(s.stoppedAnswering).toMatch(/^at /);
+        const left = s.requirements.filter((r) => r.checks.some((c) => c.reason?.startsWith(TARGET_DOWN)));
+        expect(left.length).toBeGreaterThan(50);
+        for (const r of left) expect(r.verdict, r.row).toBe("not checked");
+        expect(s.requirements.filter((r) => r.verdict === "failed").map((r) => r.row)).toEqual([]);
+        // JUnit alone fails the run too: one error, the target's, and no check failed.
+        const junit = readFileSync(join(h.dir, output, "junit.xml"), "utf8");
+        expect(/<testsuites [^>]*\berrors="1"/.test(junit), junit.slice(0, 300)).toBe(true);
+        expect(/<testsuites [^>]*\bfailures="0"/.test(junit), junit.slice(0, 300)).toBe(true);
+        expect(junit).toContain('<testcase name="the target answers until every check has ended"');
+      } finally {
         gateway.close();
-        return;
       }
-      passOn(req, res, h.url);
-    });
-    try {
-      const run = await h.bawa(["--output", "gone"], { ...h.settings, CONFORMANCE_BASE_URL: gateway.url });
-      expect(run.code, run.out).toBe(1);
-      const said = new RegExp(
-        `the target at ${gateway.url} stopped answering \\(at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ, (during|before) "`,
-        "g",
-      );
-      expect(run.out.match(said), run.out).toHaveLength(1);
-      // No stack trace or code frame of the suite's: the target's going is no failure of a check.
-      expect(run.out).not.toMatch(/\bat .*\.js:\d+|^\s*>? *\d+ \|/m);
-      expect(run.out).not.toMatch(/^ +[1-9]\d* (failed|interrupted)$/m);
-      const s = summaryOf("gone") as Summary & { stoppedAnswering?: string };
-      expect(s.verdict).toBe("failed");
-      expect(s.interrupted).toBe(false);
-      expect(s.because).toHaveLength(1);
-      expect(s.because[0]).toMatch(said);
-      expect(s.stoppedAnswering).toMatch(/^at /);
-      const left = s.requirements.filter((r) => r.checks.some((c) => c.reason?.startsWith(TARGET_DOWN)));
-      expect(left.length).toBeGreaterThan(50);
-      for (const r of left) expect(r.verdict, r.row).toBe("not checked");
-      expect(s.requirements.filter((r) => r.verdict === "failed").map((r) => r.row)).toEqual([]);
-      // JUnit alone fails the run too: one error, the target's, and no check failed.
-      const junit = readFileSync(join(h.dir, "gone", "junit.xml"), "utf8");
-      expect(/<testsuites [^>]*\berrors="1"/.test(junit), junit.slice(0, 300)).toBe(true);
-      expect(/<testsuites [^>]*\bfailures="0"/.test(junit), junit.slice(0, 300)).toBe(true);
-      expect(junit).toContain('<testcase name="the target answers until every check has ended"');
-    } finally {
-      gateway.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it("a target that never answers at all stops the run before it starts, naming the timeout", async () => {
     const target = await serve(() => undefined);
