@@ -157,6 +157,21 @@ export async function noAnswer(api: Api, why: string): Promise<void> {
     declareDown(api.baseUrl, `a request got no answer (${why}), and ${api.baseUrl} did not answer either (${probed})`);
 }
 
+/**
+ * A page of the screens did not load: the browser follows the target's redirects, and one to a
+ * client's redirect URI where nothing listens fails as a page the target never answered would
+ * (`net::ERR_CONNECTION_REFUSED at <the target's address>`). It counts as the target's request
+ * without an answer only when the target's address does not answer now either; else the count
+ * of requests without an answer starts again (the target just answered the probe).
+ */
+export async function pageNotLoaded(api: Api, why: string): Promise<void> {
+  if ((await probeTarget(api)) === undefined) {
+    inARow(api.baseUrl, "reset");
+    return;
+  }
+  await noAnswer(api, why);
+}
+
 /** What went wrong with a request, in a few words. */
 function failureOf(err: unknown, limitMs: number): string {
   const e = err as Error & { cause?: Error & { code?: string } };

@@ -14,7 +14,7 @@ import {
   test,
 } from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
-import { apiFor, noAnswer, skipIfDown } from "./http.ts";
+import { apiFor, pageNotLoaded, skipIfDown } from "./http.ts";
 import { CAUGHT_HEADER, observeCaught } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
@@ -239,7 +239,7 @@ export async function walkScreens(
       // A page that never came counts as a request without an answer (a target that stopped
       // answering); if the target is gone, the check ends not checked, as a request's would.
       if (err.name === "TimeoutError" || NO_CONNECTION.test(err.message)) {
-        await noAnswer(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
+        await pageNotLoaded(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
         skipIfDown(t.baseUrl);
       }
     });
@@ -296,7 +296,7 @@ export async function walkScreens(
   // the target is gone, the check ends not checked, as one whose request got no answer does.
   if (!walk.landed) {
     if (page.url().startsWith("chrome-error://"))
-      await noAnswer(apiFor(t), `a page of the screens did not load (the browser is at ${page.url()})`);
+      await pageNotLoaded(apiFor(t), `a page of the screens did not load (the browser is at ${page.url()})`);
     skipIfDown(t.baseUrl);
   }
   // What the screens handed out, for the run to keep out of its reports: codes and tokens of
