@@ -10,8 +10,8 @@ import type { Problem } from "./contract.ts";
  * of three digits. A decimal of at most 15 significant digits whose exponent is smaller reads
  * back as written, and one of 16 or more has eight in a row before or after its dot; a number
  * too large or too small for 64 bits has a three-digit exponent or hundreds of zeros in a row.
- * Written out digit by digit: V8 scans `\d\d\d` with a lookahead of the whole sequence and
- * `\d{3}` character by character (eight times as long over a customer without such a run).
+ * Written out digit by digit: over a customer without such a run, V8 ran `\d{8}` in 4.5 µs and
+ * eight `\d` in a row in 0.55 (measured, not read in V8's source).
  */
 const LONG_RUNS = /\d\d\d\d\d\d\d\d/g;
 const LONG_EXPONENTS = /[eE][-+]?\d\d\d/g;
