@@ -758,6 +758,17 @@ const unsettled = (s: Summary) =>
 const UNSETTLED_HEADING = "Not verified or not checked";
 
 /**
+ * The unsettled rows, those a target that stopped answering left apart: they are counted once,
+ * since the verdict says when and why (each row's reason repeats it, 48 times in a cut run).
+ */
+function unsettledApart(s: Summary): { each: Summary["requirements"]; leftByTheTarget: number } {
+  const all = unsettled(s);
+  const each = all.filter((r) => !whyOf(r).startsWith(TARGET_DOWN));
+  return { each, leftByTheTarget: all.length - each.length };
+}
+const LEFT_BY_THE_TARGET = "requirements not checked: the target stopped answering";
+
+/**
  * Text of a target for a terminal: every control character (an escape sequence could move the
  * cursor, retitle the window or write the clipboard) shown as a visible \x.. instead.
  */
@@ -778,16 +789,13 @@ function terminal(s: Summary, dir: string): string {
     lines.push("  Failures:");
     for (const f of s.failures) lines.push(`    ✘ ${f.row} — ${f.check}: ${printable(f.error.slice(0, 240))}`);
   }
-  // The rows not checked because the target stopped answering are counted once (the verdict says when and why).
-  const notVerified = unsettled(s).filter((r) => !whyOf(r).startsWith(TARGET_DOWN));
-  const notRun = unsettled(s).length - notVerified.length;
+  const { each: notVerified, leftByTheTarget: notRun } = unsettledApart(s);
   if (notVerified.length + notRun > 0) {
     lines.push(`  ${UNSETTLED_HEADING} (${notVerified.length + notRun}):`);
     for (const r of notVerified.slice(0, 30))
       lines.push(`    ${ICON[r.verdict]} ${r.row}: ${printable(whyOf(r).slice(0, 200))}`);
     if (notVerified.length > 30) lines.push(`    ... and ${notVerified.length - 30} more (matrix.md)`);
-    if (notRun > 0)
-      lines.push(`    ${ICON["not checked"]} ${notRun} requirements not checked: the target stopped answering`);
+    if (notRun > 0) lines.push(`    ${ICON["not checked"]} ${notRun} ${LEFT_BY_THE_TARGET}`);
   }
   if (s.totals["expected failure"] + s.totals["unexpected pass"] > 0) {
     lines.push(
@@ -908,12 +916,15 @@ export function html(s: Summary): string {
         )
         .join("")}</ol></section>`
     : "";
-  const unverified = unsettled(s);
-  const notVerified = unverified.length
-    ? `<section id="not-verified"><h2>${UNSETTLED_HEADING} (${unverified.length})</h2><ul>${unverified
-        .map((r) => `<li><a href="#${anchor(r.row)}"><code>${esc(r.row)}</code></a>: ${esc(whyOf(r))}</li>`)
-        .join("")}</ul></section>`
-    : "";
+  const { each, leftByTheTarget } = unsettledApart(s);
+  const notVerified =
+    each.length + leftByTheTarget > 0
+      ? `<section id="not-verified"><h2>${UNSETTLED_HEADING} (${each.length + leftByTheTarget})</h2><ul>${each
+          .map((r) => `<li><a href="#${anchor(r.row)}"><code>${esc(r.row)}</code></a>: ${esc(whyOf(r))}</li>`)
+          .join(
+            "",
+          )}${leftByTheTarget > 0 ? `<li>${leftByTheTarget} ${LEFT_BY_THE_TARGET} (the verdict says when and why; each row in the table below)</li>` : ""}</ul></section>`
+      : "";
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Conformance matrix: ${esc(s.verdict)}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}
