@@ -19,6 +19,18 @@ import { fullCustomer, mockBehindProxy, serveOnLoopback } from "./testing.ts";
 const contract = contractInUse();
 
 /** A raw request through node:http (fetch() can send neither another Host nor a body on GET). */
+/** What a client that writes `request` as it stands reads until the proxy closes the connection. */
+function rawExchange(url: string, request: string): Promise<string> {
+  return new Promise<string>((done, fail) => {
+    const socket = connect(Number(new URL(url).port), "127.0.0.1");
+    let text = "";
+    socket.on("data", (c) => (text += c));
+    socket.on("close", () => done(text));
+    socket.on("error", fail);
+    socket.write(request);
+  });
+}
+
 function send(
   url: string,
   init: {
@@ -244,6 +256,13 @@ describe("bawa proxy sends on what undici can send, and keeps its time limit", (
         more();
         return;
       }
+      if (req.url === "/v1/broken") {
+        // Headers and part of the body, then the connection goes: a target that crashed mid-answer.
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        res.write('{"Name":"cut');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
       // The rest answer once the whole body is in: a body that stops is never answered.
       req.resume();
       req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
@@ -291,17 +310,11 @@ describe("bawa proxy sends on what undici can send, and keeps its time limit", (
   it("a streamed body that stops coming: 504 once the limit passes, and the connection closed", async () => {
     const proxy = await proxyWith({ targetTimeoutMs: 300 });
     try {
-      const answer = await new Promise<string>((done, fail) => {
-        const socket = connect(Number(new URL(proxy.url).port), "127.0.0.1");
-        let text = "";
-        socket.on("data", (c) => (text += c));
-        socket.on("close", () => done(text));
-        socket.on("error", fail);
-        // 2,000 of 10,000 bytes: past the judge's 1,024, so streamed; then nothing more.
-        socket.write(
-          `POST /v1/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 10000\r\n\r\n${"s".repeat(2000)}`,
-        );
-      });
+      // 2,000 of 10,000 bytes: past the judge's 1,024, so streamed; then nothing more.
+      const answer = await rawExchange(
+        proxy.url,
+        `POST /v1/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 10000\r\n\r\n${"s".repeat(2000)}`,
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 504 /);
       expect(answer).toMatch(/\r\nconnection: close\r\n/i);
       expect(answer).toContain("did not answer: no answer within 0.3 s");
@@ -320,8 +333,31 @@ describe("bawa proxy sends on what undici can send, and keeps its time limit", (
       // The client reads nothing: the proxy holds the target back, then gives up the exchange.
       socket.pause();
       await expect.poll(() => cut, { timeout: 10_000 }).toEqual(["/v1/big/stalled"]);
+      await expect
+        .poll(() => proxy.log.since(0).at(-1)?.problem, { timeout: 10_000 })
+        .toBe(
+          `bawa proxy: the answer of the target ${base} was not whole within 0.3 s (the target stopped sending, or the client took it slower than it came); the client's connection was closed`,
+        );
     } finally {
       socket.destroy();
+      await proxy.close();
+    }
+  });
+
+  it("an answer the target breaks off closes the client's connection, and the log says why", async () => {
+    const proxy = await proxyWith();
+    try {
+      const got = await rawExchange(proxy.url, "GET /v1/broken HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      // Judged whole or not at all: nothing of a broken answer held for the judge reaches the client.
+      expect(got).not.toMatch(/^HTTP\/1\.1 50[24]/);
+      const logged = proxy.log.since(0).at(-1)!;
+      expect(logged).toMatchObject({ method: "GET", path: "/v1/broken", status: 200 });
+      expect(logged.problem).toMatch(
+        new RegExp(
+          `^bawa proxy: the answer of the target ${base} broke off: \\S.*; the client's connection was closed$`,
+        ),
+      );
+    } finally {
       await proxy.close();
     }
   });

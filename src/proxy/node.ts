@@ -454,11 +454,6 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
     /** No answer from the target: 502 or 504 saying why, or the connection closed when one was under way. */
     function failed(err: Error): void {
-      // The answer was under way: what the client has of it is all there is.
-      if (answer || res.headersSent || left) {
-        res.destroy();
-        return;
-      }
       const code = (err as NodeJS.ErrnoException).code;
       // undici refused the request before sending it: a header the proxy should have left out.
       const refused = dispatching && (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED");
@@ -474,6 +469,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           : err.message === "bad response"
             ? "an answer it could not read (bad response: a 100 Continue it was not asked for is one)"
             : err.message;
+      // The answer was under way: what the client has of it is all there is. The log says so (a
+      // frontend's broken download left no line), unless the client itself went.
+      if (answer || res.headersSent || left) {
+        res.destroy();
+        if (!left)
+          log.record(
+            entry(req, answer?.status ?? res.statusCode, now() - started, {
+              problem: `bawa proxy: the answer of the target ${shownTarget} ${late ? `was not whole within ${targetTimeout / 1000} s (the target stopped sending, or the client took it slower than it came)` : `broke off: ${why}`}; the client's connection was closed`,
+            }),
+          );
+        return;
+      }
       const message = refused
         ? `bawa proxy: the request can not be sent on: ${err.message}`
         : `bawa proxy: the target ${shownTarget} did not answer: ${why}`;
