@@ -1,5 +1,6 @@
 // Renewing access tokens with the refresh token.
 import { oauthFacts } from "../../src/rules/oauth.ts";
+import { STALE_SETTING, STORED_REFRESH_TOKEN } from "../lib/config.ts";
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
@@ -96,7 +97,10 @@ checks(() => {
           refresh_token: target.refreshToken,
           ...clientParams(client),
         });
-        expectSucceeded(res, `exchange ${i + 1}: ${res.text.slice(0, 200)}`);
+        expectSucceeded(
+          res,
+          `exchange ${i + 1} of ${STORED_REFRESH_TOKEN}: ${res.text.slice(0, 200)}${i === 0 ? `; ${STALE_SETTING}` : ""}`,
+        );
         const data = await send(api, "GET", infoListUrl(target), {
           headers: { authorization: `Bearer ${tokenFields(res, "TOK-REFRESH").access_token}` },
         });

@@ -574,3 +574,12 @@ export function urlOf(t: Target, op: Operation, id?: string, letter: "v" | "V" =
   if (op.idParam) path = path.replace(`{${op.idParam}}`, encodeURIComponent(id ?? ""));
   return `${apiBase(t, letter)}${path}`;
 }
+
+/** The setting a refused refresh grant may be about, named where the refusal is reported. */
+export const STORED_REFRESH_TOKEN = "the stored refresh token (CONFORMANCE_REFRESH_TOKEN)";
+/**
+ * A stored token the target refuses may be the target's fault or the setting's: the suite can not
+ * tell the two apart, so the message names both, and what to do about the second.
+ */
+export const STALE_SETTING =
+  "if that token was revoked, has expired or is another client's, set a fresh one (against a bawa mock: npx bawa refresh-token)";

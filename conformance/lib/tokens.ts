@@ -4,7 +4,7 @@
 import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
 import type { components } from "../../src/contract/generated/openapi.ts";
 import { oauthFacts } from "../../src/rules/oauth.ts";
-import { apiBase, CLIENT_SETTINGS, type Client, missingOf, type Target } from "./config.ts";
+import { apiBase, CLIENT_SETTINGS, type Client, missingOf, STORED_REFRESH_TOKEN, type Target } from "./config.ts";
 import { type Api, quote, type Reply, send } from "./http.ts";
 import { observeBrowser } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
@@ -176,7 +176,13 @@ export async function userTokens(api: Api, browser: () => Promise<Browser>, t: T
     );
   }
   if (res.status !== 200) {
-    throw new Error(`could not obtain an access token: ${res.call} answered ${res.status}: ${quote(res.text, 300)}`);
+    throw new Error(
+      t.refreshToken
+        ? // What to do about a stale setting is AUTH-BACKGROUND's failure to say: this reason is every
+          // dependent check's, and the setting's name is enough there.
+          `${STORED_REFRESH_TOKEN} was refused: ${res.call} answered ${res.status}: ${quote(res.text, 200)}`
+        : `could not obtain an access token: ${res.call} answered ${res.status}: ${quote(res.text, 300)}`,
+    );
   }
   const fields = readTokenAnswer(res);
   if (!fields)

@@ -8,6 +8,8 @@ import {
   ConfigError,
   loadTarget,
   missingOf,
+  STALE_SETTING,
+  STORED_REFRESH_TOKEN,
   type Target,
   urlOf,
 } from "../../conformance/lib/config.ts";
@@ -58,7 +60,9 @@ export async function cleanup(
   });
   const tokens = (await token.json().catch(() => ({}))) as { access_token?: string };
   if (token.status !== 200 || !tokens.access_token)
-    throw new Error(`could not obtain an access token: POST ${tokenUrl} answered ${token.status}`);
+    throw new Error(
+      `could not obtain an access token: ${STORED_REFRESH_TOKEN} was refused, POST ${tokenUrl} answered ${token.status}; ${STALE_SETTING}`,
+    );
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: "application/json" };
 
   const pattern = leftBehind(t.namePrefix);

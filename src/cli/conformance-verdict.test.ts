@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { STALE_SETTING, STORED_REFRESH_TOKEN } from "../../conformance/lib/config.ts";
 import { releaseBrowser, testBrowser } from "../browser-testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { conformanceHarness } from "./conformance-testing.ts";
@@ -75,6 +76,27 @@ describe("the verdict of bawa conformance", () => {
     expect(await reasons("CONFORMANCE_SCOPE", "no-scope")).toEqual([
       "not verified: needs CONFORMANCE_SCOPE (the single scope value)",
     ]);
+  }, 60_000);
+
+  it("a refresh token the target refuses names CONFORMANCE_REFRESH_TOKEN where it fails and where it leaves checks", async () => {
+    const run = await h.bawa(["--grep", "AUTH-BACKGROUND|CUST-FIELDS", "--output", "stale-token"], {
+      ...h.settings,
+      CONFORMANCE_REFRESH_TOKEN: "revoked-long-ago",
+    });
+    expect(run.code, run.out).toBe(1);
+    const summary = JSON.parse(readFileSync(join(h.dir, "stale-token", "summary.json"), "utf8")) as {
+      failures: Array<{ row: string; error: string }>;
+      requirements: Array<{ id: string; verdict: string; checks: Array<{ reason?: string }> }>;
+    };
+    expect(summary.failures.map((f) => f.row)).toEqual(["AUTH-BACKGROUND"]);
+    expect(summary.failures[0]!.error).toContain(`exchange 1 of ${STORED_REFRESH_TOKEN}: `);
+    expect(summary.failures[0]!.error).toContain(STALE_SETTING);
+    const fields = summary.requirements.find((r) => r.id === "CUST-FIELDS")!;
+    expect(fields.verdict).toBe("not checked");
+    for (const c of fields.checks)
+      expect(c.reason).toMatch(
+        /^not checked because of TOK-REFRESH: no access token could be obtained \(the stored refresh token \(CONFORMANCE_REFRESH_TOKEN\) was refused: POST \/v1\/OAuth\/Token answered 400: \{"error":"invalid_grant"/,
+      );
   }, 60_000);
 
   it("matrix.html of a failed run fits 1280 px and shows the failures above the table", async () => {
