@@ -3,7 +3,9 @@
 // and shards merged into one verdict: conformance-runs.test.ts, a file of its own
 // so vitest runs the two side by side). Each runs the compiled command line
 // against a mock in its own process.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -156,7 +158,11 @@ describe("bawa conformance against an environment", () => {
         CONFORMANCE_CONFIG: file,
       });
       expect(run.code, run.out).toBe(1);
-      expect(run.out).toContain("using 2 workers");
+      // Taken, then set back to one: the target is a mock whose clock the checks move.
+      expect(run.out).toContain(
+        `bawa conformance: ${mock.url}/__mock/clock moves the target's clock: one worker, not 2 (WORKERS: 2 in ${file}), so that a check that moves it expires no other worker's tokens`,
+      );
+      expect(run.out).toContain("using 1 worker");
       expect(run.out).toContain(`against ${mock.url}:`);
       expect(run.out).toContain("the run is strict");
       const summary = JSON.parse(readFileSync(join(h.dir, "from-file/summary.json"), "utf8"));
@@ -177,6 +183,28 @@ describe("bawa conformance against an environment", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("an address that is not the API's stops the run before any check with exit 2, saying what to set", async () => {
+    // Another service at the address (or the API under a path the base URL leaves out): 404 where
+    // the token endpoint and the customer list stand.
+    const other = createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>");
+    });
+    await new Promise<void>((done) => other.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const run = await h.bawa(["--output", "not-the-api"], { ...h.settings, CONFORMANCE_BASE_URL: url });
+      expect(run.code, run.out).toBe(2);
+      expect(run.out).toContain(
+        `bawa conformance: the target at ${url} does not look like the API: POST ${url}/v1/OAuth/Token and GET ${url}/v1/api/DEMO/CustomerInfoList both answered 404; CONFORMANCE_BASE_URL is the address the API's paths follow (the suite adds /v1/OAuth/Token and /v1/api/{database}/...). No check was run.`,
+      );
+      expect(run.out).not.toMatch(/\bat .*\.[jt]s:\d+/);
+      expect(existsSync(join(h.dir, "not-the-api", "summary.json"))).toBe(false);
+    } finally {
+      other.close();
+    }
+  }, 30_000);
 
   it("a config file with a key that is no setting is refused with exit 2, naming it and the nearest setting", async () => {
     const file = join(h.dir, "mistyped.yaml");

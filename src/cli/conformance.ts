@@ -13,6 +13,7 @@ import {
   readBaseline,
 } from "../../conformance/lib/baseline.ts";
 import {
+  apiBase,
   ConfigError,
   configTargets,
   fileSettings,
@@ -269,7 +270,21 @@ Arguments after -- go to Playwright (for example -- --grep TOK-EXPIRY).`,
         }
       }
       for (const { name, target } of targets) {
-        await reachable(target.baseUrl, Math.min(target.requestTimeoutMs, 10_000));
+        const probeMs = Math.min(target.requestTimeoutMs, 10_000);
+        await reachable(target.baseUrl, probeMs);
+        // The API's paths are asked for a hint only: one slower than that is no 404, and the run goes on.
+        const hintMs = Math.min(probeMs, 3_000);
+        await looksLikeTheApi(target, hintMs, name);
+        // One target's checks spread over several workers: one worker's move of the target's
+        // clock would expire the tokens another holds, a false TOK-EXPIRY. Listed targets take a
+        // worker each, and the own mocks are one per worker.
+        const workers = Number(env.CONFORMANCE_WORKERS ?? 1);
+        if (named.length === 0 && own.length === 0 && !prism && workers > 1 && (await movableClock(target, hintMs))) {
+          console.log(
+            `bawa conformance: ${target.baseUrl}/__mock/clock moves the target's clock: one worker, not ${workers} (${written("CONFORMANCE_WORKERS")}), so that a check that moves it expires no other worker's tokens (without a target, each worker gets a mock of its own)`,
+          );
+          env.CONFORMANCE_WORKERS = "1";
+        }
         console.log(
           `bawa conformance: ${name ? `target ${name}: ` : "target "}${target.baseUrl}/v${target.apiVersion}, database ${target.database}, kinds ${[...target.kinds].join(", ")}`,
         );
@@ -630,6 +645,54 @@ function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Tim
 }
 
 /** Fails fast, with the address, when nothing answers there within `timeoutMs`. */
+/**
+ * Stops a run whose address answers but is not the API's, before its checks fail one by one (a
+ * base URL with the version in it, or another service's, took 1 min 37 s and 32 failures before
+ * anything said so). Whatever else an implementation gets wrong, it answers where the token
+ * endpoint and the customer list stand: a token request without a grant is 400 or 401, a list
+ * without a token 401. Both 404 says the address is not the API's: a setting to change, exit 2
+ * as a wrong configuration is. Anything else goes on: the checks judge it.
+ */
+async function looksLikeTheApi(target: Target, timeoutMs: number, name: string | undefined): Promise<void> {
+  const ask = async (url: string, init: RequestInit): Promise<number | undefined> => {
+    try {
+      const res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      await res.body?.cancel();
+      return res.status;
+    } catch {
+      // The checks meet an address that stops answering and say so; the probe is not the place.
+      return undefined;
+    }
+  };
+  const token = `${apiBase(target)}/OAuth/Token`;
+  const list = `${apiBase(target)}/api/${encodeURIComponent(target.database)}/CustomerInfoList`;
+  const [tokenStatus, listStatus] = await Promise.all([
+    ask(token, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" }),
+    ask(list, { method: "GET", headers: { accept: "application/json" } }),
+  ]);
+  if (tokenStatus !== 404 || listStatus !== 404) return;
+  throw new UsageError(
+    `${name ? `target ${name}: ` : ""}the target at ${target.baseUrl} does not look like the API: POST ${token} and GET ${list} both answered 404; CONFORMANCE_BASE_URL is the address the API's paths follow (the suite adds /v${target.apiVersion}/OAuth/Token and /v${target.apiVersion}/api/{database}/...). No check was run.`,
+    { usage: false },
+  );
+}
+
+/** Whether the target has a clock the suite's checks move (a bawa mock's GET /__mock/clock). */
+async function movableClock(target: Target, timeoutMs: number): Promise<boolean> {
+  try {
+    const res = await fetch(`${target.baseUrl}/__mock/clock`, {
+      headers: target.controlToken ? { "x-bawa-control-token": target.controlToken } : {},
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = res.status === 200 ? ((await res.json().catch(() => undefined)) as { now?: unknown }) : undefined;
+    if (!body) await res.body?.cancel().catch(() => undefined);
+    return typeof body?.now === "string";
+  } catch {
+    return false;
+  }
+}
+
 async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
   try {
     const res = await fetch(baseUrl, { method: "GET", signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
