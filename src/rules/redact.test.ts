@@ -53,6 +53,8 @@ describe("redact", () => {
       // A code as part of a business name is no OAuth code.
       '{"CountryCode": "NL", "PostalCode": "1234 AB"}',
       "?CountryCode=NL",
+      // The status a request forces (Prism's and the mock's scenario parameter), shown in the request log.
+      "/v1/api/DEMO/CustomerInfoList?__code=503",
       // HTML's code element, as the suite's HTML reports quote a name in it.
       "<p>the <code>access_token</code> of <code>code=...</code></p>",
       // A bare key names what a list is ordered by: the coverage report's operations in summary.json.

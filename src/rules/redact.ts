@@ -217,12 +217,13 @@ const FIELD_PATTERNS: Array<[RegExp, (...m: string[]) => string]> = [
 /**
  * Parameter names whose values are secrets: tokens, secrets, passwords, keys (`api_key`,
  * `x-api-key`, `private_key`, `signingKey`; not a bare `key`), sessions (`session_id`, `JSESSIONID`, `PHPSESSID`),
- * and a code as a word of its own (`code`, `device_code`; not `CountryCode` or `PostalCode`).
+ * and a code as a word of its own (`code`, `device_code`; not `CountryCode`, `PostalCode` or `__code`).
  */
 // `key` only at the end of a longer name (`apiKey`, `private_key`, `x-api-key`): a bare `key` names
 // what a map or a report lists by (the coverage report's operations: `"key": "getCustomer"`).
+// `__code` is Prism's and the mock's forced status (`?__code=503`), a number the log must show.
 const SECRET_NAME =
-  /(token|secret|password|passwd|pwd|(^|[_-])code|assertion|credentials?|.key|signature|session|sess(ion)?_?id)$/i;
+  /(token|secret|password|passwd|pwd|(^|(?<!_)[_-])code|assertion|credentials?|.key|signature|session|sess(ion)?_?id)$/i;
 
 const isSecretName = (name: string) => {
   try {
