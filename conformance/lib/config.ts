@@ -228,7 +228,7 @@ export const VARIABLES: ReadonlyArray<[name: string, meaning: string]> = [
   ],
   [
     "CONFORMANCE_CONTRACT",
-    "the OpenAPI document of the target (default the project's): its resources are what the generic checks check",
+    "the OpenAPI document of the target (default: BAWA_CONTRACT's, the one bawa mock serves, else the project's): its resources are what the generic checks check",
   ],
 ];
 
