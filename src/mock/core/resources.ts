@@ -374,7 +374,9 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
     return invalid("The request body has too many properties.");
   }
   if (pathId !== undefined && raw[idProperty] === undefined) raw[idProperty] = c.idIsNumber ? Number(pathId) : pathId;
-  if (!rules.enforceRequired || !rules.refuseOutOfDomain) loosen(raw, contract, c, rules);
+  // A planted fault of an update path that skips the create's checks: a replacement fitted as both rules off fit.
+  const held = pathId !== undefined && !rules.validateReplacements ? LOOSE : rules;
+  if (!held.enforceRequired || !held.refuseOutOfDomain) loosen(raw, contract, c, held);
   let problems = contract.requests.check(request.schema, raw);
   if (decoded.lost.length > 0) problems = withLost(problems, decoded.lost, bound.ignored);
   if (problems.length === 0) {
@@ -399,13 +401,20 @@ function readBody(req: RoutedRequest, op: Operation, db: string, pathId?: string
   };
 }
 
+const LOOSE = { enforceRequired: false, refuseOutOfDomain: false } as const;
+
 /**
  * What a planted fault accepts instead of refusing, before the schema is checked: a required
  * property left out gets a value made from its schema (`enforceRequired` off); a text over its
  * maxLength is cut to it and a value its enum does not list becomes the first it does
  * (`refuseOutOfDomain` off). The id and what the service sets itself keep their own rules.
  */
-function loosen(raw: Record<string, unknown>, contract: CompiledContract, c: Collection, rules: Rules): void {
+function loosen(
+  raw: Record<string, unknown>,
+  contract: CompiledContract,
+  c: Collection,
+  rules: Pick<Rules, "enforceRequired" | "refuseOutOfDomain">,
+): void {
   const schema = c.request!.schema;
   const props = propertiesOf(contract, schema);
   if (!rules.enforceRequired) {

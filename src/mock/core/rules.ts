@@ -81,6 +81,8 @@ export interface Rules {
   enforceRequired: boolean;
   /** A text over its maxLength or a value its enum does not list is 400 (A-INVALID-BODIES); off: it is cut to the maxLength, or becomes the enum's first value, and stored. */
   refuseOutOfDomain: boolean;
+  /** A PUT body is held to a create's rules: required properties, maxLength, enum (Errors rule 3; A-INVALID-BODIES); off: what it leaves out or holds outside them is fitted, as `enforceRequired` and `refuseOutOfDomain` off do, and stored. */
+  validateReplacements: boolean;
   /** PUT replaces the customer (description, Endpoints). */
   putChanges: boolean;
   /** A property a PUT leaves out gets its default, as on create; off, it keeps its old value (description, Customer). */
@@ -106,6 +108,7 @@ export const DATA_API_RULES: ReadonlySet<keyof Rules> = new Set<keyof Rules>([
   "acceptAllProperties",
   "enforceRequired",
   "refuseOutOfDomain",
+  "validateReplacements",
   "putChanges",
   "putFillsDefaults",
   "deleteRemoves",
@@ -150,6 +153,7 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   acceptAllProperties: true,
   enforceRequired: true,
   refuseOutOfDomain: true,
+  validateReplacements: true,
   putChanges: true,
   putFillsDefaults: true,
   deleteRemoves: true,

@@ -165,6 +165,8 @@ describe("a contract with Supplier copied from Customer, and no code of its own"
           "A-INVALID-BODIES: passed",
           "A-INVALID-BODIES: passed",
           "A-INVALID-BODIES: passed",
+          // A replacement (PUT) of each kind of invalid value.
+          "A-INVALID-BODIES: passed",
           // The enum check: Supplier's schema lists no enum (not applicable, so skipped).
           "A-INVALID-BODIES: skipped",
           "CUST-DEFAULTS: passed",
@@ -181,6 +183,8 @@ describe("a contract with Supplier copied from Customer, and no code of its own"
           "SVC-FORMATS-WRITE: passed",
           "SVC-METHODS: passed",
           "SVC-READ-ONLY-LIST: passed",
+          "SVC-REQUIRED: passed",
+          // A replacement (PUT) without each required property.
           "SVC-REQUIRED: passed",
           "SVC-RESOURCE-ADDRESS: passed",
           "VER-CASE: passed",

@@ -81,7 +81,7 @@ export const REQUIREMENTS = {
   "SVC-REQUIRED": {
     kind: "spec",
     section: "Errors, rule 3; Resources and their fields (\"Required fields are only indicated by status 400\")",
-    text: "A body of POST that leaves out a property the contract declares required for a resource the description does not show (a team's own) is 400. The team's contract is what declares that resource's required properties; the customer's (Name) are not shown, so its check is A-REQUIRED. Checked per editable resource besides the customer.",
+    text: "A body of POST or PUT that leaves out a property the contract declares required for a resource the description does not show (a team's own) is 400. The team's contract is what declares that resource's required properties; the customer's (Name) are not shown, so its check is A-REQUIRED. Checked per editable resource besides the customer.",
   },
   "INFO-LIST": {
     kind: "spec",
@@ -371,7 +371,7 @@ export const REQUIREMENTS = {
   "A-INVALID-BODIES": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A body that does not fit the contract (a property of the wrong type, a malformed date, a text longer than its maxLength, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx; a text or enum value is never stored cut or replaced. Checked per editable resource.",
+    text: "A body that does not fit the contract (a property of the wrong type, a malformed date, a text longer than its maxLength, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx, as a create (POST) and as a replacement (PUT); a text or enum value is never stored cut or replaced. Checked per editable resource.",
   },
   "A-PATH-CASE": {
     kind: "assumption",
