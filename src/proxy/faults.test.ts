@@ -28,9 +28,9 @@ const NOT_SHOWN: Record<string, string> = {
   "values-fitted":
     "a text cut to its maxLength or an enum value replaced breaks assumptions (A-INVALID-BODIES, A-LIMITS)",
   "required-not-enforced":
-    "the customer's required Name is an assumption (A-REQUIRED), and the judge does not check a body's required properties",
+    "the customer's required Name is an assumption (A-REQUIRED); the judge holds a team's resource to its required properties (SVC-REQUIRED), and this contract has none",
   "replacements-not-validated":
-    "a PUT's text cut or enum value replaced breaks an assumption (A-INVALID-BODIES), and the judge does not check a body's required properties",
+    "a PUT's text cut or enum value replaced breaks an assumption (A-INVALID-BODIES), its customer's Name left out another (A-REQUIRED); this contract has no team's resource",
   "put-keeps-omitted":
     "the default of a property a PUT leaves out is not shown: the value it had before may be its default",
   // Faults of sequences (issue 32): what they break shows only against a model of every write and

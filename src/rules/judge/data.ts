@@ -6,6 +6,7 @@
 // another resource of the service ("not shown"), never an error; the body of a
 // write's answer is "not shown", so only the fields it does carry are judged.
 import { type Collection, type CompiledContract, monthDayYear, type Operation } from "../../contract/index.ts";
+import { type PropertySchema, propertiesOf, resolved } from "../bodies.ts";
 import { asMonthDayYear, dateFormatOf } from "../dates.ts";
 import {
   type Exchange,
@@ -246,6 +247,26 @@ export const READ_ONLY_PATHS = group<PathOnly>({
 // ── an operation of the contract ──
 
 /** Steps of a call that succeeded. */
+/**
+ * What a write must give of a resource the description does not show: its request schema's
+ * required properties, but the id, what the service sets itself, and one with a default (the
+ * service fills it in). Read once per collection.
+ */
+const requiredOfWrites = new WeakMap<Collection, readonly string[]>();
+function requiredOfWrite(c: Collection, contract: CompiledContract): readonly string[] {
+  let out = requiredOfWrites.get(c);
+  if (out) return out;
+  const name = c.request?.schema;
+  const schemas = contract.doc.components.schemas as Record<string, PropertySchema>;
+  const props = name ? propertiesOf(contract, name) : {};
+  const own = new Set([c.idProperty, ...c.serviceSet.map((s) => s.name)]);
+  out = (name ? (resolved(contract, schemas[name]).required ?? []) : []).filter(
+    (k) => !own.has(k) && props[k]?.default === undefined,
+  );
+  requiredOfWrites.set(c, out);
+  return out;
+}
+
 const ANSWERED: ReadonlyArray<Step<DataCall>> = [
   {
     name: "a read that succeeds answers 200",
@@ -262,6 +283,26 @@ const ANSWERED: ReadonlyArray<Step<DataCall>> = [
       WRITES.includes(method) && (ex.requestBody?.length ?? 0) === 0
         ? [violation("ERR-3-REQUIRED", "body", `400 when the ${c.name} body is missing`, `${ex.status} without a body`)]
         : [],
+  },
+  {
+    // The customer's required properties are not shown (A-REQUIRED, an assumption the judge does
+    // not hold a target to); a team's resource declares its own in its contract (SVC-REQUIRED).
+    name: "a write without a property the contract requires is refused",
+    reports: ["SVC-REQUIRED"],
+    run: ({ ex, method, c, sent, contract }) => {
+      if (!WRITES.includes(method) || !sent || c.name === "Customer") return [];
+      const missing = requiredOfWrite(c, contract).filter((k) => sent.view[k] === undefined);
+      return missing.length > 0
+        ? [
+            violation(
+              "SVC-REQUIRED",
+              `body.${missing[0]}`,
+              `400: the ${c.name} body leaves out ${missing.join(", ")}, which the contract requires`,
+              String(ex.status),
+            ),
+          ]
+        : [];
+    },
   },
   {
     name: "remember what DELETE removed",

@@ -2,8 +2,12 @@
 // answer that the mock never does (a login page at the authorize address, a
 // write answered with the id alone, fields and resources the description does
 // not show), and drifts reported once rather than as a cascade.
-import { describe, expect, it } from "vitest";
-import { contractInUse } from "../../contract/index.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { writeCopy } from "../../../scripts/copy-resource.mjs";
+import { compileContract, contractInUse } from "../../contract/index.ts";
 import { type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
 import { KeptView } from "../memory.ts";
@@ -188,6 +192,38 @@ describe("the judge", () => {
     );
     expect(violations.map((v) => v.requirement)).toEqual(["TOK-REFRESH", "OAUTH-TOKEN-ENTROPY"]);
     expect(JSON.stringify(violations)).not.toContain(token);
+  });
+});
+
+describe("a resource the description does not show", () => {
+  // Supplier, copied from Customer: its contract requires Name, as the customer's does.
+  const dir = mkdtempSync(join(tmpdir(), "bawa-judge-supplier-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const teamContract = compileContract(writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") }));
+  const { CustomerId: _, ...fields } = customer;
+  const supplier = { ...fields, SupplierId: "1" };
+  const write = (method: "POST" | "PUT", requestBody: Record<string, unknown>, status = 200): Exchange =>
+    exchange({
+      method,
+      url: method === "POST" ? "/v1/api/DEMO/Supplier" : "/v1/api/DEMO/Supplier/1",
+      requestHeaders: { "content-type": "application/json" },
+      requestBody,
+      status,
+      body: status === 200 ? supplier : { Message: "The request is invalid." },
+    });
+
+  it.each([
+    ["POST", { ...supplier, SupplierId: "" }, 200, []],
+    ["PUT", supplier, 200, []],
+    ["POST", without({ ...supplier, SupplierId: "" }, "Name"), 400, []],
+    ["POST", without({ ...supplier, SupplierId: "" }, "Name"), 200, ["SVC-REQUIRED body.Name"]],
+    ["PUT", without(supplier, "Name"), 200, ["SVC-REQUIRED body.Name"]],
+    // Names bind without case, as the service binds a JSON body.
+    ["POST", { name: "Groothandel" }, 200, []],
+  ] as const)("%s %j answered %i: %j", (method, body, status, want) => {
+    const judge = new Judge(teamContract);
+    const got = judge.judge(write(method, body, status)).map((v) => `${v.requirement} ${v.where}`);
+    expect(got).toEqual(want);
   });
 });
 
