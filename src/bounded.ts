@@ -2,11 +2,11 @@
 // and what the mock's login throttle counts, both kept for days on end by a server, so both bounded.
 
 /** What the entries of a {@link Bounded} weigh, and the most they may weigh together. */
-export interface Weighing<V> {
+export interface Weighing<V, K = unknown> {
   /** The most the entries may weigh together: past it the oldest are forgotten, as past the count. */
   limit: number;
-  /** What an entry weighs (bytes, as the caller reckons them), read once when it is set. */
-  of(value: V): number;
+  /** What an entry weighs (bytes, as the caller reckons them), read once when it is set; a key a client chose counts too. */
+  of(value: V, key: K): number;
 }
 
 /**
@@ -15,14 +15,14 @@ export interface Weighing<V> {
  * limit is not kept (the key's earlier entry goes too: it is not what the key holds any more).
  */
 export class Bounded<K, V> extends Map<K, V> {
-  readonly #weighing: Weighing<V> | undefined;
+  readonly #weighing: Weighing<V, K> | undefined;
   /** What each kept entry weighed when it was set: a value may change inside, its weight may not. */
   readonly #weights: Map<K, number> | undefined;
   #weight = 0;
 
   constructor(
     readonly limit = 10_000,
-    weighing?: Weighing<V>,
+    weighing?: Weighing<V, K>,
   ) {
     super();
     this.#weighing = weighing;
@@ -60,7 +60,7 @@ export class Bounded<K, V> extends Map<K, V> {
     }
     let evicted = false;
     if (this.#weighing) {
-      const weight = this.#weighing.of(value);
+      const weight = this.#weighing.of(value, key);
       if (weight > this.#weighing.limit) {
         this.delete(key);
         return this;

@@ -153,6 +153,17 @@ export function weighObject(o: ObjectSeen): number {
   return ENTRY_BYTES + (o.json?.bytes ?? 0) + (o.changed?.bytes ?? 0) + (o.xml ? (o.xmlBytes ?? 0) : 0);
 }
 
+/**
+ * The most each map keyed by what a client sent may weigh (an authorization's redirect URI and
+ * state, a client id, a path): their counts alone let 1,000 authorization requests with a 64 KB
+ * state each keep 128 MB. 4 MiB holds every one of them at the sizes real clients send.
+ */
+export const CLIENT_KEYED_BYTES = 4 * 1024 * 1024;
+/** Strings reckoned at two bytes a character (V8 keeps some at one), an entry at ENTRY_BYTES. */
+const textWeight = (...texts: Array<string | undefined>) =>
+  ENTRY_BYTES + texts.reduce((sum, t) => sum + 2 * (t?.length ?? 0), 0);
+const byKey = { limit: CLIENT_KEYED_BYTES, of: (_: unknown, key: string) => textWeight(key) };
+
 export interface MemoryOptions {
   /** The most the objects remembered may weigh together ({@link OBJECTS_BYTES}). */
   objectsBytes?: number;
@@ -163,19 +174,22 @@ export class Memory {
   scope: string | undefined;
   /** Milliseconds to add to the proxy's clock for the target's (a mock whose clock was moved). */
   clockOffset = 0;
-  authorizations = new Bounded<string, AuthorizationSeen>(1000);
+  authorizations = new Bounded<string, AuthorizationSeen>(1000, {
+    limit: CLIENT_KEYED_BYTES,
+    of: (a, key) => textWeight(key, a.clientId, a.redirectUri, a.state, a.responseType),
+  });
   /** Client id and redirect URI pairs the authorization endpoint accepted. */
-  accepted = new Bounded<string, true>(1000);
+  accepted = new Bounded<string, true>(1000, byKey);
   /** Paths (lower case) the authorization endpoint sent the browser to: its screens. */
   screens = new Bounded<string, true>(100);
   codes = new Bounded<string, CodeSeen>();
   access = new Bounded<string, AccessTokenSeen>();
   refresh = new Bounded<string, RefreshTokenSeen>();
   /** Per client id, the fingerprint of the secret a token answer 200 was given for. */
-  secrets = new Bounded<string, string>(1000);
+  secrets = new Bounded<string, string>(1000, byKey);
   objects: Bounded<string, ObjectSeen>;
   /** `GET <path>` (without the version letter) answered 2xx, by the letter it was sent with. */
-  answeredPaths = new Bounded<string, string>();
+  answeredPaths = new Bounded<string, string>(10_000, byKey);
 
   constructor(options: MemoryOptions = {}) {
     this.objects = new Bounded(10_000, { limit: options.objectsBytes ?? OBJECTS_BYTES, of: weighObject });

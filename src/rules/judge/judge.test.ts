@@ -10,7 +10,7 @@ import { writeCopy } from "../../../scripts/copy-resource.mjs";
 import { compileContract, contractInUse } from "../../contract/index.ts";
 import { type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
-import { KeptView } from "../memory.ts";
+import { CLIENT_KEYED_BYTES, KeptView } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
@@ -316,6 +316,37 @@ describe("what the judge reads and keeps", () => {
       );
     expect(roundedRead(String(3000 + creates - 1)).map((v) => v.requirement)).toEqual(["CUST-DECIMALS"]);
     expect(roundedRead("3000")).toEqual([]);
+  });
+
+  it("keeps what clients sent the authorization endpoint up to a weight in bytes, the newest judged", () => {
+    // Requests any client may send through the proxy: a state of 64 KB each, twice what 4 MiB holds.
+    const judge = new Judge(contract);
+    const state = (i: number) => `${i}:${"s".repeat(64 * 1024)}`;
+    const redirect = "http://localhost:3000/callback";
+    const authorize = (i: number) =>
+      exchange({
+        url: `/v1/OAuth/Authorize?${new URLSearchParams({ client_id: "demo-client", redirect_uri: redirect, response_type: "code", scope: "x", state: state(i) })}`,
+        status: 200,
+        headers: { "content-type": "text/html; charset=utf-8", "x-frame-options": "DENY" },
+        body: "<html><form method=post><input name=password type=password></form></html>",
+      });
+    for (let i = 0; i < 64; i++) judge.judge(authorize(i));
+    expect(judge.memory.authorizations.weight).toBeLessThanOrEqual(CLIENT_KEYED_BYTES);
+    expect(judge.memory.authorizations.size).toBeGreaterThan(10);
+    expect(judge.memory.authorizations.size).toBeLessThan(64);
+    // The newest is still remembered: its redirect without the state it sent is AUTHZ-STATE's finding.
+    const back = (i: number) =>
+      judge
+        .judge(
+          exchange({
+            method: "POST",
+            url: "/v1/OAuth/Permission",
+            status: 302,
+            headers: { location: `${redirect}?code=${"c".repeat(40)}&state=${i === 63 ? "other" : state(i)}` },
+          }),
+        )
+        .map((v) => v.requirement);
+    expect(back(63)).toContain("AUTHZ-STATE");
   });
 
   it("parses a body once for all its readers, but keeps no body over 1 MB once read", () => {
