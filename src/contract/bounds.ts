@@ -166,8 +166,11 @@ function isOfType(value: unknown, type: string): boolean {
 
 function checkPattern(source: string, at: string): void {
   let size: number;
+  let atLeast = false;
   try {
-    size = linearPattern(source).size;
+    const pattern = linearPattern(source);
+    size = pattern.size;
+    atLeast = pattern.sizeAtLeast === true;
   } catch (err) {
     if (!(err instanceof PatternError)) throw err;
     throw new ContractError(at, `the pattern ${JSON.stringify(source)} can not be used: ${err.message}`);
@@ -175,7 +178,7 @@ function checkPattern(source: string, at: string): void {
   if (size > MAX_PATTERN_SIZE) {
     throw new ContractError(
       at,
-      `the pattern ${JSON.stringify(source).slice(0, 200)} takes ${count(size)} instructions of the linear-time engine, more than the ${MAX_PATTERN_SIZE} bawa runs (A-LIMITS); bound lengths with maxLength rather than with counted repeats`,
+      `the pattern ${JSON.stringify(source).slice(0, 200)} takes ${atLeast ? "at least " : ""}${count(size)} instructions of the linear-time engine, more than the ${MAX_PATTERN_SIZE} bawa runs (A-LIMITS); bound lengths with maxLength rather than with counted repeats`,
     );
   }
 }

@@ -13,6 +13,8 @@ export interface LinearPattern {
   test(text: string): boolean;
   /** RE2's instructions: the matching work per character grows with it. */
   readonly size: number;
+  /** `size` is a count of terms, fewer than RE2's instructions: the pattern was too large to be worth compiling. */
+  readonly sizeAtLeast?: true;
   /** Which engine runs it: JavaScript's when its backtracking is bounded (backtrackingSteps), else re2js. */
   readonly engine: "native" | "re2";
 }
@@ -106,6 +108,25 @@ const ONE: Reach = { ways: 1, terms: 1 };
  * body of 600 empty groups (a review's try at a bound that counted each term once: 5 ms a match).
  */
 export function backtrackingSteps(source: string): number | undefined {
+  const reach = reachOf(source, false);
+  if (reach === undefined) return undefined;
+  const steps = reach.ways * reach.terms;
+  return steps < MANY ? steps : undefined;
+}
+
+/**
+ * At least how many terms one way of matching a pattern passes, a repeat without an end counted
+ * twice and any start allowed; undefined for what RE2 refuses anyway (lookaround, a
+ * backreference) or can not read. Every term is at least one instruction of RE2's program, so a
+ * pattern far over MAX_PATTERN_SIZE by this count need not be compiled to be refused: re2js took
+ * 5 to 23 s to compile a review's repeat of 1,000 over 600 empty groups.
+ */
+export function termsAtLeast(source: string): number | undefined {
+  return reachOf(source, true)?.terms;
+}
+
+/** The reach of a pattern: `bounded`, the ways of a backtracking engine (backtrackingSteps); else a count of its terms. */
+function reachOf(source: string, loose: boolean): Reach | undefined {
   let i = 0;
   const fail = (): never => {
     throw new Unbounded();
@@ -138,13 +159,15 @@ export function backtrackingSteps(source: string): number | undefined {
     let min: number;
     let max: number;
     if (q === "?") [min, max] = [0, 1];
-    else if (q === "*" || q === "+") return fail();
-    else if (q === "{") {
+    else if (q === "*" || q === "+") {
+      if (!loose) return fail();
+      [min, max] = [q === "+" ? 1 : 0, 2];
+    } else if (q === "{") {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
       if (!m) return fail();
-      if (m[2] !== undefined && m[3] === "") return fail();
+      if (m[2] !== undefined && m[3] === "" && !loose) return fail();
       min = Number(m[1]);
-      max = m[3] === undefined ? min : Number(m[3]);
+      max = m[3] === undefined ? min : m[3] === "" ? min + 1 : Number(m[3]);
       i += m[0].length - 1;
     } else return piece;
     i++;
@@ -183,11 +206,11 @@ export function backtrackingSteps(source: string): number | undefined {
   };
   // `anchored`: the whole pattern's, each of whose alternatives must begin with ^.
   const disjunction = (anchored = false): Reach => {
-    if (anchored && source[i] !== "^") fail();
+    if (anchored && !loose && source[i] !== "^") fail();
     let reach = alternative();
     while (source[i] === "|") {
       i++;
-      if (anchored && source[i] !== "^") fail();
+      if (anchored && !loose && source[i] !== "^") fail();
       const next = alternative();
       reach = { ways: cap(reach.ways + next.ways), terms: Math.max(reach.terms, next.terms) };
     }
@@ -195,9 +218,7 @@ export function backtrackingSteps(source: string): number | undefined {
   };
   try {
     const reach = disjunction(true);
-    if (i !== source.length) return undefined;
-    const steps = reach.ways * reach.terms;
-    return steps < MANY ? steps : undefined;
+    return i === source.length ? reach : undefined;
   } catch (err) {
     if (err instanceof Unbounded) return undefined;
     throw err;
@@ -207,6 +228,9 @@ export function backtrackingSteps(source: string): number | undefined {
 class Unbounded extends Error {}
 
 const compiled = new Map<string, LinearPattern>();
+
+/** A pattern of more terms than this is sized by them, not compiled (termsAtLeast): 100 times what bawa runs. */
+const HOPELESS_TERMS = 10_000;
 
 /** The pattern compiled by re2js, with ECMAScript's meaning (toRe2); throws PatternError when RE2 can not run it. */
 export function re2Pattern(source: string): RE2JS {
@@ -233,17 +257,23 @@ export function linearPattern(source: string): LinearPattern {
   } catch (err) {
     throw new PatternError(`it is no ECMAScript regular expression (${(err as Error).message})`);
   }
-  // Compiled whatever engine runs it: RE2 refuses what no linear-time engine can run, and sizes the rest.
-  const re = re2Pattern(source);
+  // Compiled whatever engine runs it: RE2 refuses what no linear-time engine can run, and sizes the
+  // rest. One whose terms alone put it far past what bawa runs is sized by them instead, and
+  // compiled only if a text is ever tested against it (its contract is refused before that).
+  const terms = termsAtLeast(source);
+  const hopeless = terms !== undefined && terms > HOPELESS_TERMS;
+  let re2: RE2JS | undefined = hopeless ? undefined : re2Pattern(source);
+  const re = () => (re2 ??= re2Pattern(source));
   // A pattern whose backtracking is bounded whatever the text runs on JavaScript's own engine: the
   // ECMAScript meaning itself, and no slower in the worst case than re2js (a seed's 100,000
   // dates took 112 ms on re2js).
   const steps = backtrackingSteps(source);
   const native = steps !== undefined && steps <= NATIVE_STEPS ? new RegExp(source, "u") : undefined;
   const pattern: LinearPattern = {
-    test: native ? (text) => native.test(text) : lastTextKept((text) => re.test(text)),
+    test: native ? (text) => native.test(text) : lastTextKept((text) => re().test(text)),
     engine: native ? "native" : "re2",
-    size: re.programSize(),
+    size: hopeless ? terms : re().programSize(),
+    ...(hopeless ? { sizeAtLeast: true } : {}),
     // Ajv keys its compiled patterns by this.
     toString: () => `/${source}/u`,
   } as LinearPattern;
