@@ -174,7 +174,7 @@ export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
   fault({
     name: "refresh-single-use",
     breaks: ["AUTH-BACKGROUND"],
-    says: /exchange \d+: .*invalid_grant/,
+    says: /exchange \d+ of the stored refresh token \(CONFORMANCE_REFRESH_TOKEN\): .*invalid_grant/,
     what: "refresh tokens rotate, so a background application's stored token dies after one use",
     rules: { rotateRefreshTokens: true },
   }),
