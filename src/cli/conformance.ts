@@ -644,7 +644,6 @@ function watchTarget(baseUrl: string, onDown: (why: string) => void): NodeJS.Tim
   return timer;
 }
 
-/** Fails fast, with the address, when nothing answers there within `timeoutMs`. */
 /**
  * Stops a run whose address answers but is not the API's, before its checks fail one by one (a
  * base URL with the version in it, or another service's, took 1 min 37 s and 32 failures before
@@ -693,6 +692,7 @@ async function movableClock(target: Target, timeoutMs: number): Promise<boolean>
   }
 }
 
+/** Fails fast, with the address, when nothing answers there within `timeoutMs`. */
 async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
   try {
     const res = await fetch(baseUrl, { method: "GET", signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });

@@ -125,7 +125,11 @@ export function termsAtLeast(source: string): number | undefined {
   return reachOf(source, true)?.terms;
 }
 
-/** The reach of a pattern: `bounded`, the ways of a backtracking engine (backtrackingSteps); else a count of its terms. */
+/**
+ * The reach of a pattern: its ways of matching and the terms one way passes, as a backtracking
+ * engine meets them (backtrackingSteps); `loose`, its terms only, whatever bounds its repeats and
+ * its start (termsAtLeast).
+ */
 function reachOf(source: string, loose: boolean): Reach | undefined {
   let i = 0;
   const fail = (): never => {

@@ -246,7 +246,6 @@ export const READ_ONLY_PATHS = group<PathOnly>({
 
 // ── an operation of the contract ──
 
-/** Steps of a call that succeeded. */
 /**
  * What a write must give of a resource the description does not show: its request schema's
  * required properties, but the id, what the service sets itself, and one with a default (the
@@ -267,6 +266,7 @@ function requiredOfWrite(c: Collection, contract: CompiledContract): readonly st
   return out;
 }
 
+/** Steps of a call that succeeded. */
 const ANSWERED: ReadonlyArray<Step<DataCall>> = [
   {
     name: "a read that succeeds answers 200",
