@@ -17,6 +17,31 @@ import { conformanceHarness, verdicts } from "./conformance-testing.ts";
 
 const h = conformanceHarness();
 
+/**
+ * A mock of its own on the project's contract with the customer copied as Supplier (a team's
+ * contract with a resource of its own), its folder and its settings; stopped and removed after `use`.
+ */
+async function withSupplierMock(
+  prefix: string,
+  use: (m: {
+    dir: string;
+    contract: string;
+    mock: Awaited<ReturnType<typeof spawnMock>>;
+    settings: Record<string, string>;
+  }) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
+  const mock = await spawnMock(["--contract", contract]);
+  try {
+    const settings = ownMockSettings(mock.url, (await backgroundTokens(mock.url)).refresh);
+    await use({ dir, contract, mock, settings });
+  } finally {
+    mock.child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // A new token each time: the suite moves the mock's clock past the lifetime of earlier ones.
 const fresh = async () => ({
   authorization: `Bearer ${(await backgroundTokens(h.url)).access}`,
@@ -89,11 +114,7 @@ describe("bawa conformance against an environment", () => {
 
   it("cleanup removes what runs left in every editable resource of the contract, saying so per resource", async () => {
     // The suite creates objects of each editable resource: a Supplier on a contract that has one too.
-    const dir = mkdtempSync(join(tmpdir(), "bawa-cleanup-"));
-    const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
-    const mock = await spawnMock(["--contract", contract]);
-    try {
-      const settings = ownMockSettings(mock.url, (await backgroundTokens(mock.url)).refresh);
+    await withSupplierMock("bawa-cleanup-", async ({ contract, mock, settings }) => {
       const auth = { authorization: `Bearer ${(await backgroundTokens(mock.url)).access}`, accept: "application/json" };
       const post = (resource: string, Name: string) =>
         fetch(`${mock.url}/v1/api/DEMO/${resource}`, {
@@ -123,21 +144,14 @@ describe("bawa conformance against an environment", () => {
       expect(await ids("Supplier")).not.toContain(supplier);
       expect(await ids("Supplier")).toContain(kept);
       expect(await ids("Customer")).not.toContain(customer);
-    } finally {
-      mock.child.kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 
   it("every setting of a config file takes effect as its flag does: contract, kinds, strict, reports, workers, address", async () => {
     // A new user's CI gate: each of these was shown or taken, then not used (the project's contract
     // checked, no assumption check run, a not-verified requirement passing a strict run, the
     // reports and workers the defaults, the target "(not set)").
-    const dir = mkdtempSync(join(tmpdir(), "bawa-config-file-"));
-    const contract = writeCopy({ from: "Customer", to: "Supplier", out: join(dir, "openapi.yaml") });
-    const mock = await spawnMock(["--contract", contract]);
-    try {
-      const settings = ownMockSettings(mock.url, (await backgroundTokens(mock.url)).refresh);
+    await withSupplierMock("bawa-config-file-", async ({ dir, contract, mock, settings }) => {
       // No pending application: AUTH-REGISTRATION is not verified, which fails a strict run.
       const shared = Object.entries(settings).filter(
         ([k]) => !k.startsWith("CONFORMANCE_PENDING_") && k !== "CONFORMANCE_KINDS",
@@ -178,10 +192,7 @@ describe("bawa conformance against an environment", () => {
         "A-INVALID-BODIES · Supplier": "passed",
         "AUTH-REGISTRATION": "not verified",
       });
-    } finally {
-      mock.child.kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 
   it("an address that is not the API's stops the run before any check with exit 2, saying what to set", async () => {
