@@ -18,9 +18,10 @@ export interface RunTarget {
   /** Only the checks of these requirement ids (the fault matrix); all when absent. */
   requirements?: string[];
   /**
-   * Requirements expected to fail here (a fault's run, a profile). Their checks
-   * are marked so: Playwright then keeps the worker after a failure instead of
-   * starting a new one with a new browser. Verdicts still come from each
+   * Requirements expected to fail here (a fault's run, a profile). Those of
+   * their checks that fail are marked so once they ended: Playwright then keeps
+   * the worker after them instead of starting a new one with a new browser, and
+   * one that passes needs no new worker either. Verdicts still come from each
    * check's own status.
    */
   expectFailures?: string[];

@@ -37,6 +37,7 @@ function summaryQuoting(text: string): Summary {
     strict: false,
     totals,
     requests: { requests: 1, retried: 0, refused: 0 },
+    workers: 1,
     failures: [{ row: row.row, check: row.checks[0]!.title, file: row.file, error: text }],
     missingSettings: [],
     requirements: [row],

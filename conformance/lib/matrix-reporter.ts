@@ -166,6 +166,12 @@ export interface Summary {
   totals: Record<Verdict, number>;
   /** Requests the checks sent to the target, and how many of them met 429/503. */
   requests: RequestCounts;
+  /**
+   * The worker processes that ran the target's checks: one per worker the run has, and one more
+   * after every check that ended otherwise than expected (a failure, or a pass where a failure
+   * was expected), where Playwright starts a new Node.js and browser for the checks after it.
+   */
+  workers: number;
   failures: Failure[];
   /** The settings that the checks not verified said they needed. */
   missingSettings: string[];
@@ -199,6 +205,8 @@ interface TargetRun {
   /** Checks of the target not yet ended (progress of runs over many targets). */
   remaining: number;
   requests: RequestCounts;
+  /** Playwright's index of each worker that ran one of the target's checks. */
+  workers: Set<number>;
   /** What of the contract the checks' exchanges exercised (observed.ts, per check). */
   coverage: CoverageData;
   /** The shapes of each check's answers, in a run compared side by side (`file › title`). */
@@ -213,6 +221,7 @@ const targetRun = (name: string, of: Required<TargetMetadata>): TargetRun => ({
   observed: [],
   remaining: 0,
   requests: { requests: 0, retried: 0, refused: 0 },
+  workers: new Set(),
   coverage: {},
   answers: new Map(),
 });
@@ -316,6 +325,8 @@ export default class MatrixReporter implements Reporter {
         // Not one of ours.
       }
     }
+    // A check skipped before any worker took it has the index -1.
+    if (run && result.workerIndex >= 0) run.workers.add(result.workerIndex);
     const sent = parseCounts(ofAttempt.find((a) => a.type === REQUESTS_ANNOTATION)?.description);
     if (run && sent) {
       run.requests.requests += sent.requests;
@@ -651,6 +662,7 @@ function summarize(
     strict,
     totals,
     requests: run.requests,
+    workers: run.workers.size,
     failures,
     missingSettings,
     requirements: rows,

@@ -1,6 +1,12 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { contractInUse } from "../contract/index.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
+import { PROJECT_ROOT } from "../paths.ts";
 import { baselineCase, type Case, faultCase, judge, type Summary, toleranceRuns } from "./faults.ts";
 
 const row = (id: string, verdict: string, checks: Summary["requirements"][number]["checks"] = []) => ({
@@ -134,4 +140,34 @@ describe("judging a run", () => {
       "1 of 12 operations never exercised",
     ]);
   });
+});
+
+describe("bawa faults", () => {
+  // Most faults break some checks of a requirement, not all: the replacement's validation fails
+  // PUT's checks of A-INVALID-BODIES and POST's pass. A check of an expected failure marked so
+  // before it ran made each of those passes a new worker (Node.js, the suite's modules, the
+  // contract: 19 workers and 60 CPU-s for this fault on the matrix's contract, 1 and 15 after).
+  it("runs a fault's checks on one worker when some of a broken requirement's checks pass", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bawa-faults-"));
+    try {
+      const fault = "replacements-not-validated";
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("CONFORMANCE_")));
+      const run = await promisify(execFile)(
+        process.execPath,
+        [resolve(PROJECT_ROOT, "bin/bawa.js"), "faults", "--only", fault, "--jobs", "1"],
+        { cwd: dir, env: { ...env, CI: "1" }, timeout: 120_000 },
+      );
+      expect(run.stdout).toContain("1/1 faults caught");
+      const report = JSON.parse(readFileSync(join(dir, "reports/faults.json"), "utf8")) as {
+        outcomes: Array<{ case: string; ok: boolean; caughtBy: string[]; workers?: number }>;
+      };
+      const outcome = report.outcomes.find((o) => o.case === fault)!;
+      // The premise: only the replacements' checks failed (a create's passed).
+      expect(outcome.caughtBy.length).toBeGreaterThan(0);
+      for (const title of outcome.caughtBy) expect(title).toMatch(/a replacement \(PUT\)/);
+      expect(outcome.workers, "workers that ran the fault's checks").toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

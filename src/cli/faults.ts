@@ -66,6 +66,8 @@ interface Outcome {
   unexplained: string[];
   /** Rows the case needs passed that are missing or did not pass; operations never exercised. */
   unchecked: string[];
+  /** The suite's worker processes that ran the case's checks (summary.json's `workers`). */
+  workers?: number;
   ok: boolean;
 }
 
@@ -73,6 +75,7 @@ export interface Summary {
   coverage?: { totals: { operations: { seen: number; declared: number } } };
   /** The mock stopped answering during the run (when, why): the checks it left are not checked. */
   stoppedAnswering?: string;
+  workers?: number;
   requirements: Array<{
     id: string;
     /** `SVC-METHODS · Supplier` for a row of one subject; the id otherwise (summaries of earlier versions have none). */
@@ -374,6 +377,7 @@ export function judge(c: Case, summary: Summary | undefined): Outcome {
     unchecked,
     caughtBy: [...new Set(caughtBy)],
     messages: failedChecks.map((x) => `${x.title}: ${(x.reason ?? x.status).split("\n")[0]}`),
+    ...(summary?.workers === undefined ? {} : { workers: summary.workers }),
     ok,
   };
 }
