@@ -113,6 +113,33 @@ describe("rows failed by what the rule layer observed", () => {
   });
 });
 
+describe("rows a known-results profile expects to fail", () => {
+  it("reach junit.xml as failures when every check of theirs passed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "junit.xml");
+    writeFileSync(
+      file,
+      '<testsuites tests="1" failures="0">\n<testsuite name="a" tests="1" failures="0"></testsuite>\n</testsuites>\n',
+    );
+    const s = summaryQuoting("unused");
+    const row = s.requirements[0]!;
+    row.verdict = "unexpected pass";
+    row.checks = [{ title: "token errors use the codes", file: "token-endpoint.spec.ts", status: "passed" }];
+    completeJUnit(file, "target", s);
+    const xml = readFileSync(file, "utf8");
+    expect(xml).toContain('<testsuite name="the known-results profile"');
+    expect(xml).toContain('<testcase name="OAUTH-TOKEN-ERRORS" classname="the known-results profile (target)"');
+    expect(xml).toContain('type="unexpected pass"');
+    expect(xml).toMatch(/<testsuites [^>]*failures="1"/);
+    // A row the profile expects to fail that failed is no failure of the run.
+    row.verdict = "expected failure";
+    writeFileSync(file, "<testsuites>\n</testsuites>\n");
+    completeJUnit(file, "target", s);
+    expect(readFileSync(file, "utf8")).not.toContain("known-results profile");
+  });
+});
+
 describe("junit.xml's top-level totals", () => {
   type Counts = Record<"tests" | "failures" | "errors" | "skipped" | "time", number>;
   const COUNTS = ["tests", "failures", "errors", "skipped", "time"] as const;

@@ -169,7 +169,7 @@ export interface Summary {
   /**
    * The worker processes that ran the target's checks: one per worker the run has, and one more
    * after every check that ended otherwise than expected (a failure, or a pass where a failure
-   * was expected), where Playwright starts a new Node.js and browser for the checks after it.
+   * was expected) and had checks after it: Playwright starts a new Node.js and browser for them.
    */
   workers: number;
   failures: Failure[];
@@ -445,11 +445,16 @@ function packageVersion(): string {
   }
 }
 
+/** What a requirement a profile lists as an expected failure is, when it passed. */
+const UNEXPECTED_PASS = "listed as an expected failure in the profile, but passed";
+
 /**
  * The JUnit file (Playwright's, written by the junit reporter before this one ends) gets what only
  * the matrix knows, so a CI that reads JUnit alone sees every reason the run failed:
  * - a suite of the rows that failed only by what the rule layer observed in other checks'
  *   exchanges (every check of such a row passed);
+ * - a suite of the rows a known-results profile expects to fail that passed (no check of theirs
+ *   failed, and none is marked as expected to fail before it does);
  * - an error of the run when its target stopped answering (every check it left is skipped there,
  *   as not checked, and none failed for it).
  * Its top-level totals are then the sum of its suites, those included (withSuiteTotals).
@@ -475,6 +480,16 @@ export function completeJUnit(file: string, target: string, summary: Summary): v
       return `<testcase name="${esc(r.row)}" classname="rules judged on every exchange (${esc(target)})" time="0">\n<failure message="${esc(found[0]!)}" type="observed">\n${esc(found.join("\n"))}\n</failure>\n</testcase>`;
     });
     added += `<testsuite name="rules judged on every exchange" hostname="${esc(target)}" tests="${rows.length}" failures="${rows.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
+  }
+  // A requirement a known-results profile expects to fail whose checks all passed: Playwright marks
+  // a check expected to fail only once it failed (test.ts), so none of them is a failure of its own.
+  const passedAgainstProfile = summary.requirements.filter((r) => r.verdict === "unexpected pass");
+  if (passedAgainstProfile.length > 0) {
+    const cases = passedAgainstProfile.map(
+      (r) =>
+        `<testcase name="${esc(r.row)}" classname="the known-results profile (${esc(target)})" time="0">\n<failure message="${esc(UNEXPECTED_PASS)}" type="unexpected pass">\n${esc(`${UNEXPECTED_PASS}: ${r.checks.map((c) => c.title).join("; ")}`)}\n</failure>\n</testcase>`,
+    );
+    added += `<testsuite name="the known-results profile" hostname="${esc(target)}" tests="${cases.length}" failures="${cases.length}" skipped="0" errors="0" time="0">\n${cases.join("\n")}\n</testsuite>\n`;
   }
   const down = summary.because.find((b) => summary.stoppedAnswering && b.includes(summary.stoppedAnswering));
   if (down !== undefined) {
@@ -583,7 +598,7 @@ function summarize(
                 row: r.row,
                 check: "(profile)",
                 file: r.file,
-                error: "listed as an expected failure in the profile, but passed",
+                error: UNEXPECTED_PASS,
               },
             ]
           : r.checks

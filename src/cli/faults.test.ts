@@ -162,9 +162,16 @@ describe("bawa faults", () => {
         outcomes: Array<{ case: string; ok: boolean; caughtBy: string[]; workers?: number }>;
       };
       const outcome = report.outcomes.find((o) => o.case === fault)!;
-      // The premise: only the replacements' checks failed (a create's passed).
+      // The premise: only the replacements' checks failed, and some of the same requirement passed.
       expect(outcome.caughtBy.length).toBeGreaterThan(0);
       for (const title of outcome.caughtBy) expect(title).toMatch(/a replacement \(PUT\)/);
+      const summary = JSON.parse(readFileSync(join(dir, "reports/faults/targets", fault, "summary.json"), "utf8")) as {
+        requirements: Array<{ id: string; checks: Array<{ title: string; status: string }> }>;
+      };
+      const passed = summary.requirements
+        .filter((r) => r.id === "A-INVALID-BODIES")
+        .flatMap((r) => r.checks.filter((c) => c.status === "passed"));
+      expect(passed.length, "checks of A-INVALID-BODIES that passed").toBeGreaterThan(0);
       expect(outcome.workers, "workers that ran the fault's checks").toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
