@@ -222,6 +222,27 @@ checks(() => {
           });
         },
       );
+
+      test(
+        `${r.name}: a replacement (PUT) in malformed JSON or XML is 400`,
+        about(r),
+        async ({ api, target, session, contract }) => {
+          const auth = await session.auth();
+          await withObject(api, target, r, auth, async (id, valid) => {
+            const xml = contract.compiled.xml.stringify(schema, valid);
+            const documents = fc.oneof(
+              malformedJson(valid).map((text) => ({ text, type: "application/json", what: "JSON ending" })),
+              malformedXml(xml).map((text) => ({ text, type: "application/xml", what: "XML ending" })),
+            );
+            await assertProperty(documents, ({ text, type, what }) =>
+              expect400(api, target, r, auth, text, type, {
+                what: `${what} ${JSON.stringify(text.slice(-60))}`,
+                replacing: id,
+              }),
+            );
+          });
+        },
+      );
     }
 
     test(`${r.name}: a property of the wrong type is 400`, about(r), async ({ api, target, session, contract }) => {

@@ -31,6 +31,8 @@ const NOT_SHOWN: Record<string, string> = {
     "the customer's required Name is an assumption (A-REQUIRED); the judge holds a team's resource to its required properties (SVC-REQUIRED), and this contract has none",
   "replacements-not-validated":
     "a PUT's text cut or enum value replaced breaks an assumption (A-INVALID-BODIES), its customer's Name left out another (A-REQUIRED); this contract has no team's resource",
+  "unparsed-replacements-500":
+    "a 500 for a replacement that is not a document breaks an assumption (A-INVALID-BODIES), as bad-bodies-500's does",
   "put-keeps-omitted":
     "the default of a property a PUT leaves out is not shown: the value it had before may be its default",
   // Faults of sequences (issue 32): what they break shows only against a model of every write and

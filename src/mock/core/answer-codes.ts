@@ -25,6 +25,7 @@ export const ANSWER_CODES = [
   "resource.refused",
   "body.missing",
   "body.invalid",
+  "body.malformed",
   "body.too-large",
   "body.unsupported-media-type",
   "body.unsupported-charset",

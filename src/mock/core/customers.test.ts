@@ -511,6 +511,7 @@ describe("bad bodies get a 400 or 415 that names the problem", () => {
   it("malformed JSON", () => {
     const res = send('{"Name": "X",');
     expect(res.status).toBe(400);
+    expect(res.meta?.code).toBe("body.malformed");
     expect(res.json().Message).toMatch(/^The request body is not valid JSON: /);
   });
 

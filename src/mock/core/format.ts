@@ -273,7 +273,7 @@ export function decodeBody(
     }
   } catch (err) {
     const reason = err instanceof XmlError || err instanceof SyntaxError ? err.message : String(err);
-    return fail(400, `The request body is not valid ${kind}: ${reason}`);
+    return fail(400, `The request body is not valid ${kind}: ${reason}`, "body.malformed");
   }
   walked = 0;
   const depth = depthOf(value, MAX_BODY_DEPTH);

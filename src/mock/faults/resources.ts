@@ -170,7 +170,7 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
     breaks: ["A-INVALID-BODIES"],
     says: /500/,
     what: "a body of the wrong type or syntax crashes the call (500)",
-    transforms: [{ codes: ["body.invalid"], apply: (res) => ({ ...res, status: 500 }) }],
+    transforms: [{ codes: ["body.invalid", "body.malformed"], apply: (res) => ({ ...res, status: 500 }) }],
   }),
   fault({
     name: "required-not-enforced",
@@ -193,6 +193,19 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
     says: /PUT [^:]*: answered 200/,
     what: "a PUT is not held to a create's rules: a required property it leaves out is given a value, a text over its maxLength cut, a value its enum does not list replaced, and stored (POST still refuses them)",
     rules: { validateReplacements: false },
+  }),
+  fault({
+    name: "unparsed-replacements-500",
+    breaks: ["A-INVALID-BODIES"],
+    says: /PUT [^,\s]+, (JSON|XML) ending .*: answered 500/,
+    what: "a PUT whose body is not a JSON or XML document crashes the call (500), as an update action that does not check its bound model for null does (POST still refuses it with 400)",
+    transforms: [
+      {
+        codes: ["body.malformed"],
+        apply: (res, t) =>
+          t.req.method === "PUT" ? t.reencode({ ...res, status: 500 }, { Message: "An error has occurred." }) : res,
+      },
+    ],
   }),
   fault({
     name: "xml-as-json",
