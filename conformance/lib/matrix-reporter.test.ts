@@ -8,7 +8,14 @@ import { XMLParser } from "fast-xml-parser";
 import { marked } from "marked";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { takeForGone } from "./gone.ts";
-import MatrixReporter, { completeJUnit, html, type MatrixRow, markdown, type Summary } from "./matrix-reporter.ts";
+import MatrixReporter, {
+  completeJUnit,
+  html,
+  type MatrixRow,
+  markdown,
+  type Summary,
+  terminal,
+} from "./matrix-reporter.ts";
 import { TARGET_DOWN } from "./requirements.ts";
 import { RUN_DIR_VARIABLE } from "./secrets.ts";
 
@@ -68,6 +75,15 @@ describe("a target's text in the matrix", () => {
         (_m, e) => ({ lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" })[e as "lt"],
       );
     expect(text).toContain(HOSTILE.replace("\n", " "));
+  });
+
+  it("the terminal: a target's text can neither act on the terminal nor forge a line of the summary", () => {
+    const forged = "  ✓ OAUTH-TOKEN-ERRORS: passed";
+    const printed = terminal(summaryQuoting(`\u001b]0;OWNED\u0007\r\n${forged} \u202etxt.exe \u0085`), "out");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    expect(printed).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(printed).toContain(`\\x1b]0;OWNED\\x07\\x0d\\x0a${forged} \\u202etxt.exe \\x85`);
+    expect(printed.split("\n").filter((l) => l.startsWith(forged))).toEqual([]);
   });
 
   it("matrix.html: every text of the target is escaped", () => {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from "@playwright/test/reporter";
 import { CONTRACT_ALIASES, CONTRACT_PATH } from "../../src/contract/contract.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
+import { printable } from "../../src/printable.ts";
 import type { AnswerShape } from "../../src/rules/answer-shape.ts";
 import {
   type CoverageData,
@@ -795,18 +796,8 @@ function unsettledApart(s: Summary): { each: Summary["requirements"]; leftByTheT
 }
 const LEFT_BY_THE_TARGET = "requirements not checked: the target stopped answering";
 
-/**
- * Text of a target for a terminal: every control character (an escape sequence could move the
- * cursor, retitle the window or write the clipboard) shown as a visible \x.. instead.
- */
-const printable = (text: string) =>
-  text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
-
-function terminal(s: Summary, dir: string): string {
+/** The summary a run prints: every text of the target in it through printable(). */
+export function terminal(s: Summary, dir: string): string {
   const lines = [
     "",
     `Requirements (${s.kinds.join(", ")}) against ${printable(s.target)}:`,

@@ -11,7 +11,8 @@ import type { Entry } from "../mock/core/request-log.ts";
 import { backgroundTokens } from "../mock/node/client.ts";
 import { spawnMock } from "../mock/testing.ts";
 import { PROJECT_ROOT } from "../paths.ts";
-import { printable, requestLine } from "./request-lines.ts";
+import { printable } from "../printable.ts";
+import { requestLine } from "./request-lines.ts";
 
 const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
 

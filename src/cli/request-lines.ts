@@ -4,6 +4,7 @@ import { writeSync } from "node:fs";
 import sonicBoom from "sonic-boom";
 import { isoTime, MAX_DATE_MS } from "../mock/core/clock.ts";
 import type { Entry, RequestLog } from "../mock/core/request-log.ts";
+import { printable } from "../printable.ts";
 
 // A CommonJS module: its class is a property of what Node.js gives as the default export.
 const { SonicBoom } = sonicBoom;
@@ -24,29 +25,6 @@ function lineTime(ms: number): string {
   }
   const milli = ms - s * 1000;
   return `${secondText}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
-}
-
-/**
- * What a terminal would act on instead of showing: C0 and C1 controls (ESC starts a sequence that
- * clears the screen, sets the title or the clipboard; CR and LF forge lines), DEL, the line and
- * paragraph separators and the bidirectional overrides and isolates (which reorder what follows).
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, "g");
-
-/**
- * `text` as a line can show it: each character a terminal would act on written as its escape
- * (`\x1b`, `\u202e`). A line's path, problem and ignored names come from the request: anyone who
- * can reach the mock (a web page's <img> among them) chooses them, and must not write to the
- * terminal of whoever reads the log.
- */
-export function printable(text: string): string {
-  if (!UNPRINTABLE.test(text)) return text;
-  return text.replace(UNPRINTABLE_ALL, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
-  });
 }
 
 /** The printed line of one request (without its newline). */
