@@ -150,6 +150,18 @@ export class XmlMapping {
       return null;
     }
     const types = [s.type].flat().filter((t): t is string => typeof t === "string");
+    if (types.includes("array") || types.includes("object") || s.properties) {
+      // Text where a list's or an object's elements belong is a value no member takes, which reading
+      // only the elements would lose: alone, it is kept, so that schema validation names the field
+      // (not a list, not an object, as a JSON string there is); beside elements, it is refused.
+      const stray = textOf(children.filter((c) => !isElement(c)));
+      if (stray.trim() !== "") {
+        if (!children.some(isElement)) return stray;
+        throw new XmlError(
+          `<${elementName(node)}> holds the text ${JSON.stringify(stray.trim().slice(0, 40))} beside its elements; send the elements alone`,
+        );
+      }
+    }
     if (types.includes("array")) {
       const items = s.items ?? {};
       return children.filter(isElement).map((c, i) => this.#value(c, items, pathTo(path, String(i)), lost));

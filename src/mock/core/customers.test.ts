@@ -88,14 +88,30 @@ describe("JSON and XML in both directions", () => {
       '<City nil="true">Haarlem</City>',
       "<City> is nil and holds a value; send one of the two",
     ],
+    [
+      "text beside a list's elements",
+      "<Addresses>Hoofdstraat 1<Address><City>Zeist</City></Address></Addresses>",
+      '<Addresses> holds the text "Hoofdstraat 1" beside its elements; send the elements alone',
+    ],
+    [
+      "text beside the object's elements",
+      "Klant<Name>X</Name>",
+      '<Customer> holds the text "Klant" beside its elements',
+    ],
+    [
+      "text where a list belongs",
+      "<Name>X</Name><Addresses>Hoofdstraat 1</Addresses>",
+      "Addresses must be of type array",
+    ],
   ])("XML with %s is 400 naming it, no value lost", (_name, inner, message) => {
     const { mock, auth } = freshMock();
     const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
       headers: { ...auth, "content-type": "application/xml" },
       body: `<Customer>${inner}</Customer>`,
     });
-    expect(res.status).toBe(400);
-    expect(res.json().Message).toContain(message);
+    expect(res.status, res.text).toBe(400);
+    const answer = res.json() as { Message: string; ModelState?: Record<string, string[]> };
+    expect([answer.Message, ...Object.values(answer.ModelState ?? {}).flat()].join("\n")).toContain(message);
   });
 
   it("XML's CDATA sections are kept as written, never entity-decoded", () => {
