@@ -28,6 +28,8 @@ import {
   malformedXml,
   outsideEnumBodies,
   tooLongBodies,
+  unreadableXmlBodies,
+  untextualProperties,
   wrongTypeBodies,
 } from "../lib/invalid-bodies.ts";
 import { NOT_APPLICABLE, NOT_CHECKED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
@@ -293,6 +295,26 @@ checks(() => {
         await assertProperty(
           malformedDateBodies(contract.compiled, schema, bodyOf(c, uniqueName(target.namePrefix))),
           eachJsonRefused(api, target, await session.auth()),
+        );
+      },
+    );
+
+    test(
+      `${r.name}: a property of the wrong type in XML is 400, not dropped`,
+      about(r),
+      async ({ api, target, session, contract }) => {
+        test.skip(
+          untextualProperties(contract.compiled, schema, skip).length === 0,
+          `${NOT_APPLICABLE}${schema} has no property but texts: in XML every value is text`,
+        );
+        const auth = await session.auth();
+        await assertProperty(
+          unreadableXmlBodies(contract.compiled, schema, bodyOf(c, uniqueName(target.namePrefix)), skip),
+          ({ field, text, body }) =>
+            expect400(api, target, r, auth, contract.compiled.xml.stringify(schema, body), "application/xml", {
+              what: `<${field}>${text}</${field}> in XML`,
+              field: { name: field, sent: text },
+            }),
         );
       },
     );

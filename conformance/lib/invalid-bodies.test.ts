@@ -20,6 +20,8 @@ import {
   outsideEnumBodies,
   requiredProperties,
   tooLongBodies,
+  unreadableXmlBodies,
+  untextualProperties,
   wrongTypeBodies,
 } from "./invalid-bodies.ts";
 
@@ -76,4 +78,15 @@ describe.each(editable.map((c) => [c.name, c] as const))("the invalid bodies of 
       );
     },
   );
+
+  it("of the wrong type in XML: every body, written as XML and read back, is refused for the property it names", () => {
+    expect(untextualProperties(contract, schema, skip).length).toBeGreaterThan(0);
+    fc.assert(
+      fc.property(unreadableXmlBodies(contract, schema, valid, skip), ({ field, text, body }) => {
+        const read = contract.xml.parse(schema, contract.xml.stringify(schema, body)) as Record<string, unknown>;
+        expect(refusedFor(schema, read), `<${field}>${text}</${field}>`).toContain(field);
+      }),
+      { seed: 20261130, numRuns: 100 },
+    );
+  });
 });

@@ -50,6 +50,45 @@ export function wrongTypeBodies(contract: CompiledContract, schema: string, vali
     );
 }
 
+/**
+ * Texts no reader of a type takes. In XML every value is text, so only a property that is not a
+ * text can be given one of the wrong type. Not 1 or 0 for a truth value (xs:boolean reads them),
+ * and "1,5" for a number on purpose: a reader of Dutch or of thousands separators makes 1.5 or 15
+ * of it, a value the client did not write.
+ */
+const UNREADABLE: Record<string, readonly string[]> = {
+  number: ["twelve", "12 euro", "1,5"],
+  integer: ["twelve", "7 stuks", "1.5"],
+  boolean: ["yes", "ja", "2"],
+  array: ["Hoofdstraat 1"],
+  object: ["Hoofdstraat 1"],
+};
+
+/** The properties of `schema` whose type is not text, which unreadableXmlBodies spoils. */
+export const untextualProperties = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
+  requestProperties(contract, schema).filter(
+    (p) => !skip.includes(p.name) && !p.types.includes("string") && p.types.some((t) => t in UNREADABLE),
+  );
+
+/**
+ * A valid body of `schema` with one property not a text given a text its type can not read
+ * (`CreditLimit: "twelve"`), to be written as XML: `<CreditLimit>twelve</CreditLimit>`.
+ */
+export function unreadableXmlBodies(
+  contract: CompiledContract,
+  schema: string,
+  valid: Record<string, unknown>,
+  skip: readonly string[],
+) {
+  return fc
+    .constantFrom(...untextualProperties(contract, schema, skip))
+    .chain((p) =>
+      fc
+        .constantFrom(...new Set(p.types.flatMap((t) => UNREADABLE[t] ?? [])))
+        .map((text) => ({ field: p.name, text, body: { ...valid, [p.name]: text } })),
+    );
+}
+
 /** The date properties of `schema` (month/day/year), which malformedDateBodies spoils. */
 export const dateProperties = (contract: CompiledContract, schema: string) =>
   requestProperties(contract, schema).filter((p) => p.date && p.pattern);

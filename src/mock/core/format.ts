@@ -11,6 +11,7 @@ import {
   readsExactly,
   XmlError,
 } from "../../contract/index.ts";
+import { propertiesOf, typesOf } from "../../rules/bodies.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { type AnswerMeta, type Encoded, encodedOf, type MockResponse, mediaTypeOf } from "./http.ts";
 import { MAX_BODY_DEPTH } from "./limits.ts";
@@ -86,7 +87,10 @@ export function bodyFormat(contentType: string | undefined): Format | undefined 
  * format; for errors, the operation whose ModelState names its fields.
  */
 export interface Answering {
-  ctx: { contract: CompiledContract; rules: Pick<Rules, "jsonNames" | "xmlReadsBooleans"> };
+  ctx: {
+    contract: CompiledContract;
+    rules: Pick<Rules, "jsonNames" | "xmlReadsBooleans" | "xmlRefusesUnreadableText">;
+  };
   format: Format;
   operation?: Pick<Operation, "collection" | "idParam"> | undefined;
 }
@@ -269,6 +273,16 @@ export function decodeBody(
       if (!a.ctx.rules.xmlReadsBooleans && typeof value === "object" && value !== null) {
         // The fault xml-booleans-ignored: an XML body's true/false elements are dropped, as if absent.
         value = Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v !== "boolean"));
+      }
+      if (!a.ctx.rules.xmlRefusesUnreadableText && typeof value === "object" && value !== null) {
+        // The fault xml-unreadable-text-dropped: text the reader kept because its property's type can
+        // not read it (a number, a truth value, a list) is dropped, as if absent.
+        const props = propertiesOf(contract, schemaName);
+        value = Object.fromEntries(
+          Object.entries(value).filter(
+            ([k, v]) => typeof v !== "string" || props[k] === undefined || typesOf(props[k]).includes("string"),
+          ),
+        );
       }
     }
   } catch (err) {

@@ -91,6 +91,8 @@ export interface Rules {
   deleteRemoves: boolean;
   /** An XML body's booleans are read like JSON's (off: they are dropped, and take their defaults). */
   xmlReadsBooleans: boolean;
+  /** An XML element whose text its property's type can not read (`<CreditLimit>twelve</CreditLimit>`) is 400 (A-INVALID-BODIES); off: it is dropped, and the property takes its default. */
+  xmlRefusesUnreadableText: boolean;
   /** A list shows the objects as they are now, creates and deletes included (description, What the service does, 6). */
   listFollowsWrites: boolean;
   /** Property names of JSON answers: as the field table (pascal) or camelCase as the real family's guides say. */
@@ -113,6 +115,7 @@ export const DATA_API_RULES: ReadonlySet<keyof Rules> = new Set<keyof Rules>([
   "putFillsDefaults",
   "deleteRemoves",
   "xmlReadsBooleans",
+  "xmlRefusesUnreadableText",
   "listFollowsWrites",
   "jsonNames",
 ]);
@@ -159,6 +162,7 @@ export const DEFAULT_RULES: Readonly<Rules> = Object.freeze({
   deleteRemoves: true,
   listFollowsWrites: true,
   xmlReadsBooleans: true,
+  xmlRefusesUnreadableText: true,
   jsonNames: "pascal",
 });
 

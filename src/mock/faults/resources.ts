@@ -195,6 +195,13 @@ export const RESOURCE_FAULTS: readonly Switch[] = [
     rules: { validateReplacements: false },
   }),
   fault({
+    name: "xml-unreadable-text-dropped",
+    breaks: ["A-INVALID-BODIES"],
+    says: /<\w+>[^<]*<\/\w+> in XML: answered 200 .*stored \w+ = .*\((not the value sent|not shown)\)/,
+    what: "an XML element whose text its property's type can not read (a number, a truth value, a list written as words) is dropped and the property takes its default, as a reader that tries to parse and ignores a failure does; JSON bodies of the wrong type are still 400",
+    rules: { xmlRefusesUnreadableText: false },
+  }),
+  fault({
     name: "unparsed-replacements-500",
     breaks: ["A-INVALID-BODIES"],
     says: /PUT [^,\s]+, (JSON|XML) ending .*: answered 500/,
