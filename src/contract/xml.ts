@@ -155,7 +155,7 @@ export class XmlMapping {
       // only the elements would lose: alone, it is kept, so that schema validation names the field
       // (not a list, not an object, as a JSON string there is); beside elements, it is refused.
       const stray = textOf(children.filter((c) => !isElement(c)));
-      if (stray.trim() !== "") {
+      if (!XML_WHITESPACE.test(stray)) {
         if (!children.some(isElement)) return stray;
         throw new XmlError(
           `<${elementName(node)}> holds the text ${JSON.stringify(stray.trim().slice(0, 40))} beside its elements; send the elements alone`,
@@ -188,7 +188,12 @@ export class XmlMapping {
       throw new XmlError(`<${elementName(node)}> holds a value, not the element <${elementName(inner)}> inside it`);
     }
     const text = textOf(children);
-    if (types.includes("boolean") && (text === "true" || text === "false")) return text === "true";
+    // xs:boolean, as XmlConvert reads it: true, false, 1 or 0, white space around it allowed (1 and 0
+    // of a property that may also be a number are numbers).
+    const bare = text.replace(XML_SPACE_AROUND, "");
+    const numeric = types.includes("integer") || types.includes("number");
+    const truth = types.includes("boolean") && !(numeric && /^[01]$/.test(bare)) ? XS_BOOLEAN.get(bare) : undefined;
+    if (truth !== undefined) return truth;
     const number = text.trim();
     if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(number)) {
       const value = Number(number);
@@ -202,6 +207,16 @@ export class XmlMapping {
 type Node = Record<string, unknown> & { ":@"?: Record<string, string> };
 
 const pathTo = (path: string, name: string) => (path ? `${path}.${name}` : name);
+
+/** Text that is only XML's white space (space, tab, CR, LF; not JavaScript's wider set, U+00A0 among it). */
+const XML_WHITESPACE = /^[ \t\r\n]*$/;
+const XML_SPACE_AROUND = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+const XS_BOOLEAN: ReadonlyMap<string, boolean> = new Map([
+  ["true", true],
+  ["false", false],
+  ["1", true],
+  ["0", false],
+]);
 
 /** Elements nested deeper than this are refused; JSON bodies have the same limit (A-LIMITS). */
 export const MAX_XML_DEPTH = 10;

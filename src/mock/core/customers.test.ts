@@ -103,6 +103,8 @@ describe("JSON and XML in both directions", () => {
       "<Name>X</Name><Addresses>Hoofdstraat 1</Addresses>",
       "Addresses must be of type array",
     ],
+    // U+00A0 is white space to JavaScript's trim(), not to XML.
+    ["a no-break space beside the object's elements", "&#160;<Name>X</Name>", "<Customer> holds the text"],
   ])("XML with %s is 400 naming it, no value lost", (_name, inner, message) => {
     const { mock, auth } = freshMock();
     const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
@@ -112,6 +114,25 @@ describe("JSON and XML in both directions", () => {
     expect(res.status, res.text).toBe(400);
     const answer = res.json() as { Message: string; ModelState?: Record<string, string[]> };
     expect([answer.Message, ...Object.values(answer.ModelState ?? {}).flat()].join("\n")).toContain(message);
+  });
+
+  it("XML's truth values are xs:boolean's: true, false, 1 or 0, white space around them", () => {
+    const { mock, auth } = freshMock();
+    const made = (value: string) => {
+      const res = call(mock, "POST", "/v1/api/DEMO/Customer", {
+        headers: { ...auth, "content-type": "application/xml" },
+        body: `<Customer><Name>Waar</Name><IsInFactoring>${value}</IsInFactoring></Customer>`,
+      });
+      return res.status === 200 ? res.json().IsInFactoring : `${res.status} ${res.text}`;
+    };
+    expect([made("true"), made(" 1 "), made("1"), made("\n\tfalse "), made("0")]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    for (const refused of ["yes", "TRUE", "2", "constructor"]) expect(made(refused)).toMatch(/^400 /);
   });
 
   it("XML's CDATA sections are kept as written, never entity-decoded", () => {
