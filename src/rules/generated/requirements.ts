@@ -371,7 +371,7 @@ export const REQUIREMENTS = {
   "A-INVALID-BODIES": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A body that does not fit the contract (a property of the wrong type, a malformed date, a text longer than its maxLength, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx, as a create (POST) and as a replacement (PUT); a text or enum value is never stored cut or replaced. Checked per editable resource.",
+    text: "A body that does not fit the contract (a property of the wrong type, in JSON or as XML text its type can not read, a malformed date, a text longer than its maxLength, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx, as a create (POST) and as a replacement (PUT); a value is never stored cut, replaced or dropped. Checked per editable resource.",
   },
   "A-PATH-CASE": {
     kind: "assumption",
