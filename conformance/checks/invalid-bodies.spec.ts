@@ -226,21 +226,40 @@ checks(() => {
       );
 
       test(
-        `${r.name}: a replacement (PUT) in malformed JSON or XML is 400`,
+        `${r.name}: a replacement (PUT) in malformed JSON or XML, or in XML of the wrong type, is 400`,
         about(r),
         async ({ api, target, session, contract }) => {
           const auth = await session.auth();
+          const compiled = contract.compiled;
           await withObject(api, target, r, auth, async (id, valid) => {
-            const xml = contract.compiled.xml.stringify(schema, valid);
-            const documents = fc.oneof(
-              malformedJson(valid).map((text) => ({ text, type: "application/json", what: "JSON ending" })),
-              malformedXml(xml).map((text) => ({ text, type: "application/xml", what: "XML ending" })),
-            );
-            await assertProperty(documents, ({ text, type, what }) =>
-              expect400(api, target, r, auth, text, type, {
-                what: `${what} ${JSON.stringify(text.slice(-60))}`,
-                replacing: id,
-              }),
+            const xml = compiled.xml.stringify(schema, valid);
+            const ending = (kind: string) => (text: string) => ({
+              text,
+              type: `application/${kind.toLowerCase()}`,
+              sent: { what: `${kind} ending ${JSON.stringify(text.slice(-60))}`, replacing: id },
+            });
+            const kinds = [malformedJson(valid).map(ending("JSON")), malformedXml(xml).map(ending("XML"))];
+            // XML of the wrong type, where a valid replacement in XML is taken (else that is
+            // SVC-FORMATS-WRITE's finding, and only the documents are tried).
+            const asXml = await send(api, "PUT", urlOf(target, r.op.update!, id), {
+              headers: { ...auth, "content-type": "application/xml", accept: "application/json" },
+              body: xml,
+            });
+            if (asXml.status >= 200 && asXml.status < 300 && untextualProperties(compiled, schema, skip).length > 0) {
+              kinds.push(
+                unreadableXmlBodies(compiled, schema, valid, skip).map(({ field, text, body }) => ({
+                  text: compiled.xml.stringify(schema, body),
+                  type: "application/xml",
+                  sent: {
+                    what: `<${field}>${text}</${field}> in XML`,
+                    field: { name: field, sent: text },
+                    replacing: id,
+                  },
+                })),
+              );
+            }
+            await assertProperty(fc.oneof(...kinds), ({ text, type, sent }) =>
+              expect400(api, target, r, auth, text, type, sent),
             );
           });
         },
