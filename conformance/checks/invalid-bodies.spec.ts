@@ -67,6 +67,15 @@ checks(() => {
     replacing?: string;
   }
 
+  const succeeded = (res: { status: number }) => res.status >= 200 && res.status < 300;
+
+  /** A body that must be refused, its media type, and what it is sent as. */
+  interface Refusable {
+    text: string;
+    type: string;
+    sent: Sent;
+  }
+
   /**
    * Sends a body that must be refused; one that was stored anyway is read back, and a created
    * object removed again (a replaced one is the check's, removed at its end).
@@ -79,17 +88,9 @@ checks(() => {
         ? await send(api, "POST", urlOf(t, r.op.create!), { headers, body })
         : await send(api, "PUT", urlOf(t, r.op.update!, replacing), { headers, body });
     let stored = "";
-    if (res.status >= 200 && res.status < 300) {
+    if (succeeded(res)) {
       const calls = lifecycle(api, t, r, auth);
-      const id =
-        replacing ??
-        (() => {
-          try {
-            return calls.idOf(res.json());
-          } catch {
-            return undefined;
-          }
-        })();
+      const id = replacing ?? idAnswered(calls, res);
       if (id) {
         if (field && r.op.read) {
           const read = await calls.get(id);
@@ -104,6 +105,39 @@ checks(() => {
     const how = replacing === undefined ? "" : `PUT ${replacing}, `;
     expect(res.status, `${how}${what}: answered ${res.status} ${quote(res.text, 200)}${stored}`).toBe(400);
   }
+
+  /** The id of the object a create's answer shows, if it is JSON that shows one. */
+  function idAnswered(calls: ReturnType<typeof lifecycle>, res: { json(): unknown }): string | undefined {
+    try {
+      return calls.idOf(res.json());
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Bodies of `r` with a property that is not a text given one its type can not read, written as
+   * XML: sent as a create, or as a replacement of the object `replacing` names.
+   */
+  const unreadableInXml = (
+    compiled: Parameters<typeof unreadableXmlBodies>[0],
+    r: Resource,
+    valid: Record<string, unknown>,
+    replacing?: string,
+  ) => {
+    const schema = r.collection.request!.schema;
+    return unreadableXmlBodies(compiled, schema, valid, serviceOwned(r.collection)).map(
+      ({ field, text, body }): Refusable => ({
+        text: compiled.xml.stringify(schema, body),
+        type: "application/xml",
+        sent: {
+          what: `<${field}>${text}</${field}> in XML`,
+          field: { name: field, sent: text },
+          ...(replacing === undefined ? {} : { replacing }),
+        },
+      }),
+    );
+  };
 
   /**
    * An object of `r` made for the check, its id and a valid replacement of it (its own id as it
@@ -128,7 +162,7 @@ checks(() => {
       const valid = { ...body, [c.idProperty!]: shown === undefined ? id : read.json()[c.idProperty!] };
       const taken = await calls.put(id, valid);
       test.skip(
-        taken.status < 200 || taken.status > 299,
+        !succeeded(taken),
         `${NOT_CHECKED}SVC-METHODS: a valid replacement was answered ${taken.status} (${quote(taken.text, 120)})`,
       );
       await use(id, valid);
@@ -233,11 +267,13 @@ checks(() => {
           const compiled = contract.compiled;
           await withObject(api, target, r, auth, async (id, valid) => {
             const xml = compiled.xml.stringify(schema, valid);
-            const ending = (kind: string) => (text: string) => ({
-              text,
-              type: `application/${kind.toLowerCase()}`,
-              sent: { what: `${kind} ending ${JSON.stringify(text.slice(-60))}`, replacing: id },
-            });
+            const ending =
+              (kind: string) =>
+              (text: string): Refusable => ({
+                text,
+                type: `application/${kind.toLowerCase()}`,
+                sent: { what: `${kind} ending ${JSON.stringify(text.slice(-60))}`, replacing: id },
+              });
             const kinds = [malformedJson(valid).map(ending("JSON")), malformedXml(xml).map(ending("XML"))];
             // XML of the wrong type, where a valid replacement in XML is taken (else that is
             // SVC-FORMATS-WRITE's finding, and only the documents are tried).
@@ -245,18 +281,8 @@ checks(() => {
               headers: { ...auth, "content-type": "application/xml", accept: "application/json" },
               body: xml,
             });
-            if (asXml.status >= 200 && asXml.status < 300 && untextualProperties(compiled, schema, skip).length > 0) {
-              kinds.push(
-                unreadableXmlBodies(compiled, schema, valid, skip).map(({ field, text, body }) => ({
-                  text: compiled.xml.stringify(schema, body),
-                  type: "application/xml",
-                  sent: {
-                    what: `<${field}>${text}</${field}> in XML`,
-                    field: { name: field, sent: text },
-                    replacing: id,
-                  },
-                })),
-              );
+            if (succeeded(asXml) && untextualProperties(compiled, schema, skip).length > 0) {
+              kinds.push(unreadableInXml(compiled, r, valid, id));
             }
             await assertProperty(fc.oneof(...kinds), ({ text, type, sent }) =>
               expect400(api, target, r, auth, text, type, sent),
@@ -334,25 +360,17 @@ checks(() => {
           headers: { ...auth, "content-type": "application/xml", accept: "application/json" },
           body: contract.compiled.xml.stringify(schema, valid),
         });
-        if (taken.status >= 200 && taken.status < 300) {
+        if (succeeded(taken)) {
           const calls = lifecycle(api, target, r, auth);
-          let id: string | undefined;
-          try {
-            id = calls.idOf(taken.json());
-          } catch {
-            // Not JSON: nothing to remove by id.
-          }
+          const id = idAnswered(calls, taken);
           if (id !== undefined && r.op.delete) await calls.delete(id);
         }
         test.skip(
-          taken.status < 200 || taken.status > 299,
+          !succeeded(taken),
           `${NOT_CHECKED}SVC-FORMATS-WRITE: a valid create in XML was answered ${taken.status} (${quote(taken.text, 120)})`,
         );
-        await assertProperty(unreadableXmlBodies(contract.compiled, schema, valid, skip), ({ field, text, body }) =>
-          expect400(api, target, r, auth, contract.compiled.xml.stringify(schema, body), "application/xml", {
-            what: `<${field}>${text}</${field}> in XML`,
-            field: { name: field, sent: text },
-          }),
+        await assertProperty(unreadableInXml(contract.compiled, r, valid), ({ text, type, sent }) =>
+          expect400(api, target, r, auth, text, type, sent),
         );
       },
     );
