@@ -51,6 +51,15 @@ function summaryQuoting(text: string): Summary {
   };
 }
 
+/** A junit.xml holding `xml`, in a folder removed after the test. */
+function junitFile(xml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, "junit.xml");
+  writeFileSync(file, xml);
+  return file;
+}
+
 describe("a target's text in the matrix", () => {
   const s = summaryQuoting(HOSTILE);
 
@@ -94,12 +103,8 @@ describe("a target's text in the matrix", () => {
 });
 
 describe("rows failed by what the rule layer observed", () => {
-  it("reach junit.xml as failures even though every check of theirs passed", async () => {
-    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
-    const { tmpdir } = await import("node:os");
-    const file = join(mkdtempSync(join(tmpdir(), "bawa-junit-")), "junit.xml");
-    writeFileSync(file, '<testsuites tests="1" failures="0">\n<testsuite name="a"></testsuite>\n</testsuites>\n');
+  it("reach junit.xml as failures even though every check of theirs passed", () => {
+    const file = junitFile('<testsuites tests="1" failures="0">\n<testsuite name="a"></testsuite>\n</testsuites>\n');
     const s = summaryQuoting("unused");
     const row = s.requirements[0]!;
     row.row = "TOK-EXPIRY";
@@ -131,11 +136,7 @@ describe("rows failed by what the rule layer observed", () => {
 
 describe("rows a known-results profile expects to fail", () => {
   it("reach junit.xml as failures when every check of theirs passed", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, "junit.xml");
-    writeFileSync(
-      file,
+    const file = junitFile(
       '<testsuites tests="1" failures="0">\n<testsuite name="a" tests="1" failures="0"></testsuite>\n</testsuites>\n',
     );
     const s = summaryQuoting("unused");
@@ -171,12 +172,8 @@ describe("junit.xml's top-level totals", () => {
   }
 
   it("are the sum of the suites, the rules judged on every exchange included", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, "junit.xml");
     // As Playwright writes it: its own totals, time the run's wall time (two workers: less than the sum).
-    writeFileSync(
-      file,
+    const file = junitFile(
       `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites id="" name="" tests="5" failures="1" skipped="1" errors="0" time="2.5">
 <testsuite name="a.spec.js" timestamp="2026-11-24T00:00:00.000Z" hostname="target" tests="3" failures="0" skipped="1" time="1.25" errors="0">
@@ -210,11 +207,7 @@ describe("junit.xml's top-level totals", () => {
   });
 
   it("are the sum of the suites when nothing was observed too: one meaning of time in every file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "bawa-junit-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, "junit.xml");
-    writeFileSync(
-      file,
+    const file = junitFile(
       '<testsuites tests="1" failures="0" time="9">\n<testsuite name="a" tests="1" failures="0" skipped="0" errors="0" time="0.5"></testsuite>\n</testsuites>\n',
     );
     const s = summaryQuoting("unused");
