@@ -7,7 +7,7 @@
 //   parameter is missing, then 400"; "Required fields are only indicated by status 400"). For a
 //   resource the description does not show, the team's contract is what declares its required
 //   properties, so leaving one out is the rule itself: SVC-REQUIRED, kind spec (as SVC-FIELDS is
-//   its schema's fields). The customer's required properties are not shown; its Name is our
+//   its schema's fields). One with a default is not missing: the service fills it in (requiredOfWrite). The customer's required properties are not shown; its Name is our
 //   assumption: A-REQUIRED.
 // - A text over its maxLength, a value its enum does not list, a wrong type, a malformed date or
 //   document: the description says nothing of what the service does with them (its 400 is for
@@ -199,12 +199,15 @@ checks(() => {
         });
 
     // Every required property, one at a time: a schema requires a few, never enough to sample.
-    const required = requiredOf(c).filter((k) => !skip.includes(k));
+    const required = requiredOf(c);
     test(
       `${r.name}: a body without a required property is 400`,
       about(r, coversWriting(c.name === "Customer" ? "A-REQUIRED" : "SVC-REQUIRED")),
       async ({ api, target, session }) => {
-        test.skip(required.length === 0, `${NOT_APPLICABLE}${schema} requires no property a body gives`);
+        test.skip(
+          required.length === 0,
+          `${NOT_APPLICABLE}${schema} requires no property a body must give (none but with a default, the id or the service's own)`,
+        );
         const auth = await session.auth();
         for (const { field, body } of bodiesWithout(required, bodyOf(c, uniqueName(target.namePrefix)))) {
           await expect400(api, target, r, auth, JSON.stringify(body), "application/json", {
@@ -223,7 +226,10 @@ checks(() => {
         `${r.name}: a replacement (PUT) without a required property is 400`,
         about(r, coversWriting(c.name === "Customer" ? "A-REQUIRED" : "SVC-REQUIRED")),
         async ({ api, target, session }) => {
-          test.skip(required.length === 0, `${NOT_APPLICABLE}${schema} requires no property a body gives`);
+          test.skip(
+            required.length === 0,
+            `${NOT_APPLICABLE}${schema} requires no property a body must give (none but with a default, the id or the service's own)`,
+          );
           const auth = await session.auth();
           await withObject(api, target, r, auth, async (id, valid) => {
             for (const { field, body } of bodiesWithout(required, valid)) {

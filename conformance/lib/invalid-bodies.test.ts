@@ -2,14 +2,15 @@
 // property they name. A generator that made a valid body now and then would let a target that
 // accepts invalid ones pass the suite's checks on those cases. Run on the team contract of the
 // fault matrix (the customer, Supplier copied from it, Product with enums of its own).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { writeTeamContract } from "../../scripts/team-contract.mjs";
 import { compileContract } from "../../src/contract/index.ts";
-import { completeBody } from "../../src/rules/bodies.ts";
+import { completeBody, requiredOfWrite } from "../../src/rules/bodies.ts";
 import { nameOf } from "./created.ts";
 import {
   bodiesWithout,
@@ -18,7 +19,6 @@ import {
   limitedTexts,
   malformedDateBodies,
   outsideEnumBodies,
-  requiredProperties,
   tooLongBodies,
   unreadableXmlBodies,
   untextualProperties,
@@ -44,7 +44,8 @@ describe.each(editable.map((c) => [c.name, c] as const))("the invalid bodies of 
   });
 
   it("leave out each required property in turn, each refused for it", () => {
-    const required = requiredProperties(contract, schema).filter((k) => !skip.includes(k));
+    const required = requiredOfWrite(contract, c);
+    expect(required.filter((k) => skip.includes(k))).toEqual([]);
     for (const { field, body } of bodiesWithout(required, valid))
       expect(refusedFor(schema, body), field).toContain(field);
   });
@@ -88,5 +89,33 @@ describe.each(editable.map((c) => [c.name, c] as const))("the invalid bodies of 
       }),
       { seed: 20261130, numRuns: 100 },
     );
+  });
+});
+
+describe("a required property with a default", () => {
+  // A team's contract that requires Product's Unit and gives it a default: the service fills a
+  // missing Unit in, so a body without it is no body without a required property. The suite
+  // demanded 400 for it while the judge and the mock took it (the own mock failed its own suite).
+  const team = mkdtempSync(join(dir, "defaulted-"));
+  const file = writeTeamContract({ out: team });
+  const doc = parseDocument(readFileSync(file, "utf8"));
+  doc.setIn(["components", "schemas", "ProductRequest", "required"], doc.createNode(["Code", "ProductName", "Unit"]));
+  writeFileSync(file, doc.toString({ lineWidth: 0 }));
+  const defaulted = compileContract(file);
+  const product = defaulted.resources.collections.find((c) => c.name === "Product")!;
+
+  it("is not one a write must give: the judge and the suite read one list without it", () => {
+    expect(requiredOfWrite(defaulted, product)).toEqual(["Code", "ProductName"]);
+  });
+
+  it("left out, is filled in by the contract's check of a request, as the mock runs it", () => {
+    const valid = completeBody(defaulted, product, {
+      name: "Valid Name",
+      nameProperty: nameOf(product, defaulted.doc),
+    });
+    const { Unit: _, ...withoutUnit } = valid;
+    const body = structuredClone(withoutUnit);
+    expect(defaulted.requests.check("ProductRequest", body)).toEqual([]);
+    expect(body).toMatchObject({ Unit: "pcs" });
   });
 });

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
 import { type CompiledContract, MONTH_DAY_YEAR } from "../../src/contract/index.ts";
-import { type PropertySchema, propertiesOf, resolved, typesOf } from "../../src/rules/bodies.ts";
+import { propertiesOf, typesOf } from "../../src/rules/bodies.ts";
 
 export const SEED = Number(process.env.CONFORMANCE_SEED ?? (process.env.CI ? 20261121 : Date.now() % 2 ** 31));
 export const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 40);
@@ -113,12 +113,6 @@ export function malformedDateBodies(contract: CompiledContract, schema: string, 
     .chain((p) =>
       bad.filter((v) => !p.pattern!.test(v)).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })),
     );
-}
-
-/** The properties a request schema declares required, in the order it lists them. */
-export function requiredProperties(contract: CompiledContract, schema: string): string[] {
-  const s = resolved(contract, (contract.doc.components.schemas as Record<string, PropertySchema>)[schema]);
-  return [...(s.required ?? [])];
 }
 
 /** A valid body of `schema` with each of `required` left out in turn: the property and the body without it. */

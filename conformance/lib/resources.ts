@@ -17,7 +17,7 @@ import {
   type ResourceKind,
 } from "../../src/contract/index.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
-import { completeBody, propertiesOf, valueFor } from "../../src/rules/bodies.ts";
+import { completeBody, propertiesOf, requiredOfWrite, valueFor } from "../../src/rules/bodies.ts";
 import { type Target, urlOf } from "./config.ts";
 import { nameOf } from "./created.ts";
 import { type Api, notAddressable, notCreated, quote, type Reply, send } from "./http.ts";
@@ -96,11 +96,8 @@ export function bodyOf(c: Collection, name: string): Record<string, unknown> {
 /** The property that carries a created object's unique name (created.ts, which cleanup reads too). */
 export const nameProperty = (c: Collection): string | undefined => nameOf(c, suiteContract().doc);
 
-/** The properties the request schema of an editable resource requires. */
-export function requiredOf(c: Collection): string[] {
-  const schemas = suiteContract().doc.components.schemas as Record<string, { required?: string[] }>;
-  return schemas[c.request?.schema ?? c.schema]?.required ?? [];
-}
+/** What a write must give of an editable resource (src/rules/bodies.ts: required, without a default, not the id). */
+export const requiredOf = (c: Collection): readonly string[] => requiredOfWrite(suiteContract(), c);
 
 /** Whether the contract gives a property of an editable resource's request a default. */
 export const hasDefault = (c: Collection, property: string) =>

@@ -6,7 +6,7 @@
 // another resource of the service ("not shown"), never an error; the body of a
 // write's answer is "not shown", so only the fields it does carry are judged.
 import { type Collection, type CompiledContract, monthDayYear, type Operation } from "../../contract/index.ts";
-import { type PropertySchema, propertiesOf, resolved } from "../bodies.ts";
+import { requiredOfWrite } from "../bodies.ts";
 import { asMonthDayYear, dateFormatOf } from "../dates.ts";
 import {
   type Exchange,
@@ -246,26 +246,6 @@ export const READ_ONLY_PATHS = group<PathOnly>({
 
 // ── an operation of the contract ──
 
-/**
- * What a write must give of a resource the description does not show: its request schema's
- * required properties, but the id, what the service sets itself, and one with a default (the
- * service fills it in). Read once per collection.
- */
-const requiredOfWrites = new WeakMap<Collection, readonly string[]>();
-function requiredOfWrite(c: Collection, contract: CompiledContract): readonly string[] {
-  let out = requiredOfWrites.get(c);
-  if (out) return out;
-  const name = c.request?.schema;
-  const schemas = contract.doc.components.schemas as Record<string, PropertySchema>;
-  const props = name ? propertiesOf(contract, name) : {};
-  const own = new Set([c.idProperty, ...c.serviceSet.map((s) => s.name)]);
-  out = (name ? (resolved(contract, schemas[name]).required ?? []) : []).filter(
-    (k) => !own.has(k) && props[k]?.default === undefined,
-  );
-  requiredOfWrites.set(c, out);
-  return out;
-}
-
 /** Steps of a call that succeeded. */
 const ANSWERED: ReadonlyArray<Step<DataCall>> = [
   {
@@ -291,7 +271,7 @@ const ANSWERED: ReadonlyArray<Step<DataCall>> = [
     reports: ["SVC-REQUIRED"],
     run: ({ ex, method, c, sent, contract }) => {
       if (!WRITES.includes(method) || !sent || c.name === "Customer") return [];
-      const missing = requiredOfWrite(c, contract).filter((k) => sent.view[k] === undefined);
+      const missing = requiredOfWrite(contract, c).filter((k) => sent.view[k] === undefined);
       return missing.length > 0
         ? [
             violation(
