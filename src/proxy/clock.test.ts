@@ -55,3 +55,31 @@ describe("a token's age, when the mock's clock was moved where the proxy did not
     }
   });
 });
+
+describe("a token's age, when the mock's clock moves where the proxy sees no control call", () => {
+  it("follows the mock's Date header: a token refused after the move is no violation, one taken past 7200 s is", async () => {
+    const s = session();
+    const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
+    const { access } = await s.codeGrant(await s.code());
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    // Moved at the mock itself (its dashboard, another tool), past the token's 7200 s: the token
+    // that worked is refused, which a judge on the proxy's clock took for DATA-BEARER broken.
+    behind.mock.clock.advance(7_300);
+    const refused = await s.data("GET", "CustomerInfoList", access);
+    expect(refused.status).toBe(401);
+    // RFC 9110's Date is the mock's clock, passed on by the proxy.
+    expect(Date.parse(refused.headers.get("date") ?? "")).toBeGreaterThan(Date.now() + 7_200_000);
+    expect(brokenSince(after)).toEqual([]);
+
+    // The rule still holds on a clock moved so: a token that works past its 7200 s is reported.
+    const { access: later } = await s.codeGrant(await s.code());
+    behind.mock.scenarios.set("tokens-never-expire", true);
+    try {
+      behind.mock.clock.advance(7_260);
+      expect((await s.data("GET", "CustomerInfoList", later)).status).toBe(200);
+      expect(brokenSince(after).join()).toMatch(/TOK-EXPIRY/);
+    } finally {
+      behind.mock.scenarios.set("tokens-never-expire", false);
+    }
+  });
+});

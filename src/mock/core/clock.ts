@@ -12,6 +12,11 @@ export class MovableClock implements Clock {
     return this.source() + this.#offsetMs;
   }
 
+  /** Whether the clock reads other than the real time (moved, not reset since). */
+  get moved(): boolean {
+    return this.#offsetMs !== 0;
+  }
+
   /**
    * Whether the clock can move this far and still leave room, before the end of the calendar,
    * for the longest lifetime of anything the mock hands out (LONGEST_LIFETIME_MS): everything

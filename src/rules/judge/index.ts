@@ -6,7 +6,16 @@
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
 import { bindProperties } from "../binding.ts";
-import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
+import {
+  basicCredentials,
+  type Exchange,
+  formOf,
+  header,
+  jsonOf,
+  mediaType,
+  queryOf,
+  type Violation,
+} from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
 import { oauthFacts } from "../oauth.ts";
@@ -78,6 +87,34 @@ const CONTROL = group<Judged & { path: string }>({
   ],
 });
 
+/**
+ * Every answer's Date header, but a control call's (CONTROL reads those exactly) and a cached one's
+ * (an answer with an Age is as old as the cache kept it): the target's clock, followed when it
+ * moved where the judge saw no control call. Without it, a mock's clock moved at the mock or on
+ * its dashboard left the judge counting tokens on the proxy's clock: a token refused after the
+ * move looked alive (a false DATA-BEARER), one taken looked fresh.
+ */
+const CLOCK = group<Judged>({
+  name: "the target's clock",
+  // The reading is the Judged itself: it runs on every exchange (see Judged on spreads).
+  read: (j) =>
+    header(j.ex, "date") === undefined ||
+    j.ex.headers.age !== undefined ||
+    j.ex.url.toLowerCase().startsWith("/__mock/clock")
+      ? undefined
+      : j,
+  steps: [
+    {
+      name: "follow a clock moved where no control call showed it",
+      reports: [],
+      run: ({ ex, memory }) => {
+        memory.clockShown(header(ex, "date")!, ex.at);
+        return undefined;
+      },
+    },
+  ],
+});
+
 /** Versioning 1: every path of the API starts with the version segment. */
 const VERSION_REQUIRED = group<Judged>({
   name: "a path without the version segment",
@@ -125,6 +162,7 @@ const VERSION_LETTER = group<Judged>({
 
 /** The judge's pipeline: which exchanges each group reads, in the order its steps run. */
 export const PIPELINE: ReadonlyArray<Group<Judged>> = [
+  CLOCK,
   CONTROL,
   VERSION_REQUIRED,
   // Exchanges of the versioned API only: each group's reading says which it takes.

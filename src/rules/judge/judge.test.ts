@@ -10,7 +10,7 @@ import { writeCopy } from "../../../scripts/copy-resource.mjs";
 import { compileContract, contractInUse } from "../../contract/index.ts";
 import { type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
-import { CLIENT_KEYED_BYTES, KeptView } from "../memory.ts";
+import { CLIENT_KEYED_BYTES, CLOCK_STEP_MS, KeptView } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
@@ -454,5 +454,43 @@ describe("where a request goes", () => {
     ["/v1/api/DEMO/NoSuchResource/1", { endpoint: "data", template: undefined }],
   ])("%s", (url, want) => {
     expect(places.of("GET", url)).toMatchObject(want);
+  });
+});
+
+describe("the target's clock by its Date header", () => {
+  const answered = (judge: Judge, at: number, headers: Record<string, string>) =>
+    judge.judge(exchange({ url: "/v1/api/DEMO/CustomerInfoList", body: [], at, headers }));
+  const date = (ms: number) => new Date(ms).toUTCString();
+
+  it("is followed when it moved more than CLOCK_STEP_MS; tokens kept stay on it, aged by the move", () => {
+    const judge = new Judge(contract);
+    const at = Date.UTC(2026, 10, 30, 9, 0, 0);
+    answered(judge, at, { date: date(at) });
+    expect(judge.memory.clockOffset).toBe(0);
+    // The header's second and a call's time, or servers whose clocks differ a little: not followed.
+    answered(judge, at + 1_000, { date: date(at + CLOCK_STEP_MS) });
+    expect(judge.memory.clockOffset).toBe(0);
+    judge.memory.access.set("kept", { issuedAt: at } as never);
+    answered(judge, at + 2_000, { date: date(at + 2_000 + 7_300_000) });
+    expect(judge.memory.clockOffset).toBe(7_300_000 + 500);
+    expect(judge.memory.targetTime(at + 2_000) - judge.memory.access.get("kept")!.issuedAt).toBeGreaterThan(7_300_000);
+  });
+
+  it("back by more than CLOCK_STEP_MS is a reset: the tokens kept are forgotten", () => {
+    const judge = new Judge(contract);
+    const at = Date.UTC(2026, 10, 30, 9, 0, 0);
+    answered(judge, at, { date: date(at + 7_300_000) });
+    judge.memory.access.set("kept", { issuedAt: at + 7_300_000 } as never);
+    answered(judge, at + 1_000, { date: date(at + 1_000) });
+    expect(judge.memory.clockOffset).toBe(500);
+    expect(judge.memory.access.size).toBe(0);
+  });
+
+  it("is not read from a cached answer (Age) nor from an unreadable one", () => {
+    const judge = new Judge(contract);
+    const at = Date.UTC(2026, 10, 30, 9, 0, 0);
+    answered(judge, at, { date: date(at - 3_600_000), age: "3600" });
+    answered(judge, at, { date: "yesterday" });
+    expect(judge.memory.clockOffset).toBe(0);
   });
 });
