@@ -208,8 +208,9 @@ checks(() => {
   }
 
   /**
-   * Properties of an editable resource's body that a body may leave out (not required, with a
-   * default): a few of each type, never the id, the name, or what the service sets itself.
+   * Properties of an editable resource's body that a body may leave out (with a default, required
+   * or not: requiredOfWrite): a few of each type, never the id, the name, or what the service sets
+   * itself.
    */
   function omissibleProperties(c: Resource["collection"]): string[] {
     const required = new Set(requiredOf(c));

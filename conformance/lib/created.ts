@@ -5,6 +5,7 @@
 // loads no test runner, since `bawa conformance cleanup` runs without one.
 import { randomBytes } from "node:crypto";
 import type { Collection, OpenApiDocument, Operation, ResourceModel } from "../../src/contract/index.ts";
+import { type PropertySchema, resolved } from "../../src/rules/bodies.ts";
 import { escapeRegExp } from "../../src/rules/redact.ts";
 
 /**
@@ -25,10 +26,13 @@ const NAME_LENGTH = uniqueName("Conformance").length;
  * (`Code`, maxLength 4) never carries it, or two runs' objects could not be told apart.
  */
 export function nameOf(c: Collection, doc: OpenApiDocument): string | undefined {
-  type Schema = { required?: string[]; properties?: Record<string, { maxLength?: number; $ref?: string }> };
-  const request = doc.components.schemas[c.request?.schema ?? ""] as Schema | undefined;
-  const texts = (request?.required ?? []).filter((k) => k !== c.idProperty && [c.types[k]].flat().includes("string"));
-  const long = texts.filter((k) => (request?.properties?.[k]?.maxLength ?? Number.POSITIVE_INFINITY) >= NAME_LENGTH);
+  const schema = doc.components.schemas[c.request?.schema ?? ""] as PropertySchema | undefined;
+  // A request schema, or a property of it, may be a $ref (followed as bodies.ts follows one).
+  const request = resolved({ doc }, schema);
+  const texts = (request.required ?? []).filter((k) => k !== c.idProperty && [c.types[k]].flat().includes("string"));
+  const long = texts.filter(
+    (k) => (resolved({ doc }, request.properties?.[k]).maxLength ?? Number.POSITIVE_INFINITY) >= NAME_LENGTH,
+  );
   return long.find((k) => /name/i.test(k)) ?? long[0];
 }
 

@@ -118,9 +118,6 @@ export function exploreSubjects(
     const c = by.create.collection;
     if (!c.request || !c.idProperty) continue;
     const props = propertiesOf(contract, c.request.schema);
-    const required = new Set(
-      (contract.doc.components.schemas[c.request.schema] as { required?: string[] } | undefined)?.required ?? [],
-    );
     const skip = new Set([c.idProperty, c.databaseProperty, ...c.dateProperties, ...c.sequences]);
     const plain = (p: PropertySchema) =>
       !p.format && !p.pattern && typesOf(p).some((t) => ["string", "integer", "number", "boolean"].includes(t));
@@ -131,7 +128,8 @@ export function exploreSubjects(
     const nameProperty = nameOf(c, contract.doc);
     const defaulted = Object.fromEntries(
       Object.entries(props)
-        .filter(([k, p]) => p.default !== undefined && !required.has(k) && !skip.has(k))
+        // A required property with a default may be left out too (requiredOfWrite): the service fills it in.
+        .filter(([k, p]) => p.default !== undefined && !skip.has(k))
         .map(([k, p]) => [k, p.default]),
     );
     const alternates: Record<string, unknown> = {};

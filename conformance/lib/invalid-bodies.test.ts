@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { writeTeamContract } from "../../scripts/team-contract.mjs";
 import { compileContract } from "../../src/contract/index.ts";
+import { buildMock } from "../../src/mock/index.ts";
+import { call, codeFlowTokens } from "../../src/mock/testing.ts";
 import { completeBody, requiredOfWrite } from "../../src/rules/bodies.ts";
 import { nameOf } from "./created.ts";
 import {
@@ -93,13 +95,16 @@ describe.each(editable.map((c) => [c.name, c] as const))("the invalid bodies of 
 });
 
 describe("a required property with a default", () => {
-  // A team's contract that requires Product's Unit and gives it a default: the service fills a
-  // missing Unit in, so a body without it is no body without a required property. The suite
+  // A team's contract that requires Product's Unit and VatRate and gives them defaults: the service fills a
+  // missing one in, so a body without it is no body without a required property. The suite
   // demanded 400 for it while the judge and the mock took it (the own mock failed its own suite).
   const team = mkdtempSync(join(dir, "defaulted-"));
   const file = writeTeamContract({ out: team });
   const doc = parseDocument(readFileSync(file, "utf8"));
-  doc.setIn(["components", "schemas", "ProductRequest", "required"], doc.createNode(["Code", "ProductName", "Unit"]));
+  doc.setIn(
+    ["components", "schemas", "ProductRequest", "required"],
+    doc.createNode(["Code", "ProductName", "Unit", "VatRate"]),
+  );
   writeFileSync(file, doc.toString({ lineWidth: 0 }));
   const defaulted = compileContract(file);
   const product = defaulted.resources.collections.find((c) => c.name === "Product")!;
@@ -117,5 +122,25 @@ describe("a required property with a default", () => {
     const body = structuredClone(withoutUnit);
     expect(defaulted.requests.check("ProductRequest", body)).toEqual([]);
     expect(body).toMatchObject({ Unit: "pcs" });
+  });
+
+  it("left out under the fault required-not-enforced, still takes its default, not a made-up value", () => {
+    const mock = buildMock({
+      contract: defaulted,
+      seedDir: join(team, "mock-data"),
+      rules: { enforceRequired: false },
+    });
+    const auth = { authorization: `Bearer ${codeFlowTokens(mock).access_token}` };
+    const headers = { ...auth, "content-type": "application/json", accept: "application/json" };
+    const valid = completeBody(defaulted, product, {
+      name: "Valid Name",
+      nameProperty: nameOf(product, defaulted.doc),
+    });
+    const { VatRate: _, Code: __, ...body } = valid;
+    const created = call(mock, "POST", "/v1/api/DEMO/Product", { headers, body: JSON.stringify(body) });
+    expect(created.status, created.text).toBe(200);
+    // Code, required without a default, is made up by the fault; VatRate is the contract's default
+    // (21), not the first value its enum lists (0).
+    expect(created.json()).toMatchObject({ VatRate: 21, Code: expect.any(String) });
   });
 });

@@ -25,7 +25,7 @@ export interface PropertySchema {
 }
 
 /** A schema with its `$ref`s followed (siblings of a `$ref` win, as OpenAPI 3.1 reads them). */
-export function resolved(contract: CompiledContract, schema: PropertySchema | undefined): PropertySchema {
+export function resolved(contract: Pick<CompiledContract, "doc">, schema: PropertySchema | undefined): PropertySchema {
   const schemas = contract.doc.components.schemas as Record<string, PropertySchema>;
   let out = schema ?? {};
   for (let i = 0; out.$ref && i < 20; i++) {
@@ -107,8 +107,8 @@ export interface BodyOptions {
 /**
  * A body of an editable resource with every property of its request schema (the description:
  * a body holds all properties): the id a create sends ("" or 0), the contract's default where
- * it has one, else the example's value, else null where null is allowed, else a value its
- * schema accepts (valueFor).
+ * a property that is not required has one, else the example's value (a seed object's, known to
+ * be taken), else null where null is allowed, else a value its schema accepts (valueFor).
  */
 export function completeBody(
   contract: CompiledContract,

@@ -3,6 +3,7 @@
 // the operation for that status, built from one table of templates.
 
 import type { Problem } from "../../contract/index.ts";
+import { requiredOfWrite } from "../../rules/bodies.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { challenge } from "./bearer.ts";
 import { type Answering, problem } from "./format.ts";
@@ -20,9 +21,10 @@ const TEMPLATES: Readonly<Record<number, Template>> = {
     code: "body.invalid",
     message: "The request is invalid.",
     problems: (a) => {
-      const request = a.operation?.collection.request?.schema;
-      const schema = request ? (a.ctx.contract.doc.components.schemas[request] as { required?: string[] }) : undefined;
-      return [{ field: schema?.required?.[0] ?? "", message: "is required" }];
+      const c = a.operation?.collection;
+      return [
+        { field: (c?.request ? requiredOfWrite(a.ctx.contract, c)[0] : undefined) ?? "", message: "is required" },
+      ];
     },
   },
   401: { code: "auth.invalid-token", message: "Authorization has been denied for this request." },

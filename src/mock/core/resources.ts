@@ -13,7 +13,7 @@ import {
   type ResourceModel,
 } from "../../contract/index.ts";
 import { bindProperties } from "../../rules/binding.ts";
-import { type PropertySchema, propertiesOf, resolved, valueFor } from "../../rules/bodies.ts";
+import { propertiesOf, requiredOfWrite, valueFor } from "../../rules/bodies.ts";
 import type { AnswerCode } from "./answer-codes.ts";
 import { type AccessGrant, challenge, checkBearer, quotable, REALM } from "./bearer.ts";
 import { exampleHandler } from "./examples.ts";
@@ -405,7 +405,7 @@ const LOOSE = { enforceRequired: false, refuseOutOfDomain: false } as const;
 
 /**
  * What a planted fault accepts instead of refusing, before the schema is checked: a required
- * property left out gets a value made from its schema (`enforceRequired` off); a text over its
+ * property left out that has no default gets a value made from its schema (`enforceRequired` off); a text over its
  * maxLength is cut to it and a value its enum does not list becomes the first it does
  * (`refuseOutOfDomain` off). The id and what the service sets itself keep their own rules.
  */
@@ -417,9 +417,9 @@ function loosen(
 ): void {
   const schema = c.request!.schema;
   const props = propertiesOf(contract, schema);
+  // What a write must give (a required property with a default is filled in with it, as always).
   if (!rules.enforceRequired) {
-    const request = resolved(contract, (contract.doc.components.schemas as Record<string, PropertySchema>)[schema]);
-    for (const k of request.required ?? []) if (raw[k] === undefined) raw[k] = valueFor(props[k] ?? {});
+    for (const k of requiredOfWrite(contract, c)) if (raw[k] === undefined) raw[k] = valueFor(props[k] ?? {});
   }
   if (rules.refuseOutOfDomain) return;
   const own = new Set([c.idProperty, ...c.serviceSet.map((s) => s.name)]);

@@ -81,7 +81,7 @@ export const REQUIREMENTS = {
   "SVC-REQUIRED": {
     kind: "spec",
     section: "Errors, rule 3; Resources and their fields (\"Required fields are only indicated by status 400\")",
-    text: "A body of POST or PUT that leaves out a property the contract declares required for a resource the description does not show (a team's own) is 400; a required property with a default is filled in, not missing (src/rules/bodies.ts, which the judge, the checks and the mock read alike). The team's contract is what declares that resource's required properties; the customer's (Name) are not shown, so its check is A-REQUIRED. Checked per editable resource besides the customer.",
+    text: "A body of POST or PUT that leaves out a property the contract declares required for a resource the description does not show (a team's own) is 400; a required property with a default is filled in, not missing (requiredOfWrite in src/rules/bodies.ts, the one list the judge, the checks and the mock's faults read; the mock's validation fills defaults in before it checks required). The team's contract is what declares that resource's required properties; the customer's (Name) are not shown, so its check is A-REQUIRED. Checked per editable resource besides the customer.",
   },
   "INFO-LIST": {
     kind: "spec",
