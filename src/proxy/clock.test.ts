@@ -2,6 +2,7 @@
 // the same mock failed TOK-EXPIRY on every token it got before it read the clock, each "23706 s
 // after it was issued", though none had aged a second. A token ages by the moves the judge saw.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLOCK_HEADER, readClockHeader } from "../rules/clock.ts";
 import { mockBehindProxy, type Session, seedSession } from "./testing.ts";
 
 let behind: Awaited<ReturnType<typeof mockBehindProxy>>;
@@ -81,5 +82,27 @@ describe("a token's age, when the mock's clock moves where the proxy sees no con
     } finally {
       behind.mock.scenarios.set("tokens-never-expire", false);
     }
+  });
+});
+
+describe("a token's age, when the mock's clock moves by small steps where the proxy sees no control call", () => {
+  it("is counted to the millisecond the mock names, preflights and all", async () => {
+    const s = session();
+    const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
+    const { access } = await s.codeGrant(await s.code());
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    behind.mock.clock.advance(3_600);
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    // A browser's preflight before a call with a token: an answer of the mock like any other.
+    const preflight = await s.call("OPTIONS", "/v1/api/DEMO/CustomerInfoList", {
+      headers: { origin: "http://localhost:5173", "access-control-request-method": "GET" },
+    });
+    expect(readClockHeader(preflight.headers.get(CLOCK_HEADER) ?? "")?.moves).toBeGreaterThan(0);
+    behind.mock.clock.advance(3_550);
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    // The dashboard's "+1 minute" and less: 7205 s in all, past the token's lifetime.
+    behind.mock.clock.advance(55);
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(401);
+    expect(brokenSince(after)).toEqual([]);
   });
 });

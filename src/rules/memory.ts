@@ -4,6 +4,7 @@
 // created or deleted. Tokens, codes and secrets are kept only as fingerprints
 // (exchange.ts), never as values. Every map is bounded: a proxy runs for days.
 import { Bounded } from "../bounded.ts";
+import type { ClockShown } from "./clock.ts";
 import type { ParsedJson } from "./exchange.ts";
 
 /** An authorization request as the client sent it (GET /OAuth/Authorize). */
@@ -164,13 +165,6 @@ const textWeight = (...texts: Array<string | undefined>) =>
   ENTRY_BYTES + texts.reduce((sum, t) => sum + 2 * (t?.length ?? 0), 0);
 const byKey = { limit: CLIENT_KEYED_BYTES, of: (_: unknown, key: string) => textWeight(key) };
 
-/**
- * How far a target's Date header may be from the judge's reading of its clock before the judge
- * follows it: a minute, far above the header's second and a call's time, far below the moves that
- * age a token (minutes to hours).
- */
-export const CLOCK_STEP_MS = 60_000;
-
 export interface MemoryOptions {
   /** The most the objects remembered may weigh together ({@link OBJECTS_BYTES}). */
   objectsBytes?: number;
@@ -224,30 +218,30 @@ export class Memory {
     for (const token of this.refresh.values()) token.lineageExpiresAt += shift;
   }
 
-  /** The Date header last followed: an answer in the same second says nothing new. */
-  #dateSeen: string | undefined;
+  /**
+   * The most moves of the clock an answer of the mock's run named (X-Bawa-Clock): one naming fewer
+   * was made before a move; another run (a restarted mock) counts anew.
+   */
+  #clockMoves = 0;
+  #clockRun: string | undefined;
 
   /**
-   * An answer's Date header (RFC 9110 6.6.1: the target's clock, to the second) read `date` when
-   * the proxy's clock read `at`. Off by more than {@link CLOCK_STEP_MS} from the judge's reading,
-   * the target's clock was moved where no control call showed it (a bawa mock's clock moved at the
-   * mock itself or on its dashboard, a server's clock set): the offset follows, and what was kept
-   * stays where it was on the target's clock, aged by the move (unlike clockRead's, this reading
-   * comes with every answer, so nothing was kept on a clock the judge had wrong). A clock that went
-   * back was a bawa mock's reset, which ended its tokens: they are forgotten. A smaller difference
-   * is the header's second and the call's own time, or servers behind one address whose clocks
-   * differ a little: not followed.
+   * A bawa mock's answer named its clock (X-Bawa-Clock, src/rules/clock.ts) as `shown` when the
+   * proxy's clock read `at`. The offset follows it (`follow`; a /__mock/clock answer is read by
+   * clockRead instead) when it differs from the judge's reading by more than a second: the clock
+   * was moved where no control call showed it (at the mock, on its dashboard). What was kept stays
+   * where it was on the mock's clock, so a token ages by the move (unlike clockRead, nothing was kept
+   * on a clock the judge had wrong: every answer since the first move names it). An answer made
+   * before a move the judge already followed (judged after it: exchanges end out of order) names
+   * fewer moves of the same run, and is not followed back.
    */
-  clockShown(date: string, at: number): void {
-    if (date === this.#dateSeen) return;
-    this.#dateSeen = date;
-    const target = Date.parse(date);
-    if (!Number.isFinite(target)) return;
-    // The header is cut to the second: the middle of it.
-    const shift = target + 500 - this.targetTime(at);
-    if (Math.abs(shift) <= CLOCK_STEP_MS) return;
-    this.clockOffset += shift;
-    if (shift < 0) this.forgetTokens();
+  clockShown(shown: ClockShown, at: number, follow = true): void {
+    if (shown.run === this.#clockRun && shown.moves < this.#clockMoves) return;
+    this.#clockRun = shown.run;
+    this.#clockMoves = shown.moves;
+    if (!follow) return;
+    const shift = shown.at - this.targetTime(at);
+    if (Math.abs(shift) > 1000) this.clockOffset += shift;
   }
 
   /** What a reset of the target's objects ended: the objects seen and the paths answered. */

@@ -262,8 +262,7 @@ export function createMock(options: MockOptions): Mock {
 
   /**
    * One request, in named steps: a preflight is answered at once; otherwise route and answer,
-   * let the scenarios that are on reshape the answer, add CORS, the X-Bawa-Faults mark and the
-   * Date of a moved clock, log.
+   * let the scenarios that are on reshape the answer, add CORS and the X-Bawa-Faults mark, log.
    */
   function handle(req: MockRequest): MockResponse {
     const started = performance.now();
@@ -278,9 +277,6 @@ export function createMock(options: MockOptions): Mock {
     if (crossOrigin) res = withCors(req, res, crossOrigin, ctx.allowedOrigins);
     const summary = scenarios.summary();
     if (summary) res.headers["x-bawa-faults"] = summary.slice(0, 1000);
-    // RFC 9110's Date is the server's clock: a moved one shows, so a judge in front (bawa proxy)
-    // or behind (the suite) ages tokens on it, however the clock was moved (decision 0039).
-    if (clock.moved) res.headers.date = new Date(clock.now()).toUTCString();
     if (!(req.url.startsWith("/__mock") && (req.method === "GET" || req.method === "HEAD"))) {
       record(req, res, performance.now() - started, summary);
     }

@@ -6,15 +6,19 @@ export interface Clock {
 /** The real time plus an offset that tests move forward (POST /__mock/clock). */
 export class MovableClock implements Clock {
   #offsetMs = 0;
+  #moves = 0;
   constructor(private readonly source: () => number = Date.now) {}
 
   now(): number {
     return this.source() + this.#offsetMs;
   }
 
-  /** Whether the clock reads other than the real time (moved, not reset since). */
-  get moved(): boolean {
-    return this.#offsetMs !== 0;
+  /**
+   * How often the clock was moved or reset: answers name the clock (X-Bawa-Clock) once it is more
+   * than 0, so a judge in front can tell an answer made before a move from one made after it.
+   */
+  get moves(): number {
+    return this.#moves;
   }
 
   /**
@@ -28,10 +32,12 @@ export class MovableClock implements Clock {
 
   advance(seconds: number): void {
     this.#offsetMs += seconds * 1000;
+    this.#moves++;
   }
 
   /** Back to the real time (POST /__mock/reset). */
   reset(): void {
+    if (this.#offsetMs !== 0) this.#moves++;
     this.#offsetMs = 0;
   }
 }

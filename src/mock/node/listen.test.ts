@@ -1,6 +1,7 @@
 // The adapter over a real port: what only the network shows.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLOCK_HEADER, readClockHeader } from "../../rules/clock.ts";
 import { BODY_LIMIT_BYTES, KEEP_ALIVE_MS } from "../core/limits.ts";
 import { buildMock } from "../index.ts";
 import { codeFlowTokens } from "../testing.ts";
@@ -234,5 +235,33 @@ describe("stopping", () => {
       body: undefined,
     });
     expect(String(listed.body)).toContain("Laatste B.V.");
+  });
+});
+
+describe("a moved clock, as answers name it", () => {
+  it("is named once moved, as each answer is written (a delay and a 413 included), with Date to match", async () => {
+    const mock = buildMock();
+    const own = await listen(mock, { host: "127.0.0.1", port: 0 });
+    try {
+      const list = `${own.url}/v1/api/DEMO/CustomerInfoList`;
+      expect((await fetch(list)).headers.get(CLOCK_HEADER)).toBeNull();
+      mock.clock.advance(3_600);
+      const asked = Date.now();
+      const delayed = await fetch(list, { headers: { prefer: "delay=300" } });
+      const shown = readClockHeader(delayed.headers.get(CLOCK_HEADER) ?? "");
+      // Written after its 300 ms, on the moved clock; Date is that time to the second.
+      expect(shown?.at).toBeGreaterThanOrEqual(asked + 3_600_000 + 290);
+      expect(shown?.moves).toBe(1);
+      expect(Date.parse(delayed.headers.get("date") ?? "")).toBe(Math.floor(shown!.at / 1000) * 1000);
+      const tooLarge = await fetch(`${own.url}/v1/api/DEMO/Customer`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "x".repeat(BODY_LIMIT_BYTES + 1),
+      });
+      expect(tooLarge.status).toBe(413);
+      expect(readClockHeader(tooLarge.headers.get(CLOCK_HEADER) ?? "")).toMatchObject({ moves: 1, run: shown!.run });
+    } finally {
+      await own.close();
+    }
   });
 });

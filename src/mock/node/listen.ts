@@ -1,9 +1,11 @@
 // The thin network adapter: node:http in, the core's handle() out. Whatever
 // arrives, the process keeps running and answers: a failure of ours is logged
 // as our bug and answered 500, never a crash.
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
+import { CLOCK_HEADER, clockHeader } from "../../rules/clock.ts";
 import { bodyBytes, type MockRequest, type MockResponse } from "../core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, KEEP_ALIVE_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
 import { TurnQueue } from "./turn.ts";
@@ -27,6 +29,8 @@ export interface Handle {
   listensAt?(hosts: readonly string[]): void;
   /** Drops expired state; called on a timer while the server listens. */
   sweep?(): void;
+  /** The mock's clock: once it was moved, every answer names it as it is written (X-Bawa-Clock, Date). */
+  clock?: { now(): number; readonly moves: number };
 }
 
 export interface ListenOptions {
@@ -50,6 +54,10 @@ export interface Listening {
 export function listen(app: Handle, options: ListenOptions): Promise<Listening> {
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
   const turn = new TurnQueue();
+  const named = app.clock ? { clock: app.clock, run: randomBytes(4).toString("hex") } : undefined;
+  const writer: Writer = named ? (res, response) => write(res, response, named) : write;
+  const send = (res: ServerResponse, answer: () => MockResponse) => sendAnswer(res, answer, turn, writer, named);
+  const fail = (res: ServerResponse, err: unknown) => failed(res, err, named);
   const server = createServer(
     {
       maxHeaderSize: 16 * 1024,
@@ -72,20 +80,20 @@ export function listen(app: Handle, options: ListenOptions): Promise<Listening> 
       // once instead, GET Customer/{id} took 1.5–2.5 µs more CPU an answer (two A/B runs).
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
         req.resume();
-        const run = () => send(res, () => app.handle(request(undefined)), turn);
-        if (lines.get(req.socket)?.length) placeInLine(req.socket, res)(run);
+        const run = () => send(res, () => app.handle(request(undefined)));
+        if (lines.get(req.socket)?.length) placeInLine(req.socket, res, fail)(run);
         else turn.later(run, (err) => fail(res, err));
         return;
       }
-      const ready = placeInLine(req.socket, res);
+      const ready = placeInLine(req.socket, res, fail);
       readBody(req, limit, (body) => {
         if (body === "too-large") {
           res.shouldKeepAlive = false;
-          ready(() => send(res, () => app.tooLarge(request(undefined)), turn));
+          ready(() => send(res, () => app.tooLarge(request(undefined))));
         } else {
           // A request with a body (a write, most often) is handled with the others of this turn.
           turn.later(
-            () => ready(() => send(res, () => app.handle(request(body)), turn)),
+            () => ready(() => send(res, () => app.handle(request(body)))),
             (err) => fail(res, err),
           );
         }
@@ -144,7 +152,11 @@ const lines = new WeakMap<Socket, Array<{ res: ServerResponse; run?: () => void 
  * before it on the connection has run. Behind an answer that closes the connection (a 413)
  * nothing more runs: no answer could reach the client, so a pipelined write is not carried out.
  */
-function placeInLine(socket: Socket, res: ServerResponse): (run: () => void) => void {
+function placeInLine(
+  socket: Socket,
+  res: ServerResponse,
+  fail: (res: ServerResponse, err: unknown) => void,
+): (run: () => void) => void {
   let line = lines.get(socket);
   if (!line) {
     line = [];
@@ -170,36 +182,62 @@ function placeInLine(socket: Socket, res: ServerResponse): (run: () => void) => 
   };
 }
 
+/** The mock's clock, and this server's run id, which its answers name once the clock was moved. */
+interface Named {
+  clock: NonNullable<Handle["clock"]>;
+  run: string;
+}
+type Writer = (res: ServerResponse, response: MockResponse, named?: Named) => void;
+
 /**
  * Writes the core's answer, after the delay it asks for (Prefer: delay, a
  * latency scenario), or with the turn's other writes. A throw anywhere in
  * between is our bug: logged, answered 500, never a crash.
  */
-function send(res: ServerResponse, answer: () => MockResponse, turn: TurnQueue): void {
+function sendAnswer(
+  res: ServerResponse,
+  answer: () => MockResponse,
+  turn: TurnQueue,
+  writer: Writer,
+  named: Named | undefined,
+): void {
   try {
     const response = answer();
     const delay = response.meta?.delayMs ?? 0;
-    if (delay > 0) setTimeout(() => write(res, response), delay);
-    else turn.send(write, res, response);
+    if (delay > 0) setTimeout(() => writer(res, response), delay);
+    else turn.send(writer, res, response);
   } catch (err) {
-    fail(res, err);
+    failed(res, err, named);
   }
 }
 
-function write(res: ServerResponse, response: MockResponse): void {
+/**
+ * A moved clock is named as the answer is written (a delay included): X-Bawa-Clock to the
+ * millisecond with the count of moves, which the judge reads (src/rules/clock.ts), and RFC 9110's
+ * Date, the server's clock. A clock never moved leaves node:http's own Date (the same time).
+ */
+function stamp(headers: Record<string, string>, named: Named | undefined): void {
+  if (!named?.clock.moves) return;
+  const at = named.clock.now();
+  headers[CLOCK_HEADER] = clockHeader({ at, moves: named.clock.moves, run: named.run });
+  headers.date = new Date(at).toUTCString();
+}
+
+function write(res: ServerResponse, response: MockResponse, named?: Named): void {
   try {
     // The answer is this request's own (the core makes every answer anew): its headers are completed in place.
     const { headers } = response;
     const body = bodyBytes(response);
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    stamp(headers, named);
     res.writeHead(response.status, headers);
     res.end(body);
   } catch (err) {
-    fail(res, err);
+    failed(res, err, named);
   }
 }
 
-function fail(res: ServerResponse, err: unknown): void {
+function failed(res: ServerResponse, err: unknown, named: Named | undefined): void {
   console.error("bawa mock: internal error (a bug of bawa; please report it with the request that caused it):", err);
   if (res.headersSent) {
     res.destroy();
@@ -209,11 +247,13 @@ function fail(res: ServerResponse, err: unknown): void {
   const body = JSON.stringify({
     Message: `bawa mock: internal error: ${err instanceof Error ? err.message : String(err)}`,
   });
-  // A failed writeHead may have set the status message already.
-  res.writeHead(500, "Internal Server Error", {
+  const headers: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(body),
-  });
+    "content-length": String(Buffer.byteLength(body)),
+  };
+  stamp(headers, named);
+  // A failed writeHead may have set the status message already.
+  res.writeHead(500, "Internal Server Error", headers);
   res.end(body);
 }
 

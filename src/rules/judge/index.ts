@@ -6,6 +6,7 @@
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
 import { bindProperties } from "../binding.ts";
+import { CLOCK_HEADER, readClockHeader } from "../clock.ts";
 import {
   basicCredentials,
   type Exchange,
@@ -88,27 +89,24 @@ const CONTROL = group<Judged & { path: string }>({
 });
 
 /**
- * Every answer's Date header, but a control call's (CONTROL reads those exactly) and a cached one's
- * (an answer with an Age is as old as the cache kept it): the target's clock, followed when it
- * moved where the judge saw no control call. Without it, a mock's clock moved at the mock or on
- * its dashboard left the judge counting tokens on the proxy's clock: a token refused after the
- * move looked alive (a false DATA-BEARER), one taken looked fresh.
+ * A bawa mock's X-Bawa-Clock (src/rules/clock.ts): once its clock was moved, every answer names it
+ * to the millisecond, with the count of moves. Without it, a clock moved at the mock or on its
+ * dashboard (no /__mock/clock call through the proxy) left the judge counting tokens on the
+ * proxy's clock: a token refused after the move looked alive (a false DATA-BEARER), one taken past
+ * its lifetime looked fresh. A /__mock/clock answer is CONTROL's to read exactly; here only its
+ * count of moves is noted.
  */
 const CLOCK = group<Judged>({
   name: "the target's clock",
   // The reading is the Judged itself: it runs on every exchange (see Judged on spreads).
-  read: (j) =>
-    header(j.ex, "date") === undefined ||
-    j.ex.headers.age !== undefined ||
-    j.ex.url.toLowerCase().startsWith("/__mock/clock")
-      ? undefined
-      : j,
+  read: (j) => (j.ex.headers[CLOCK_HEADER] === undefined ? undefined : j),
   steps: [
     {
       name: "follow a clock moved where no control call showed it",
       reports: [],
       run: ({ ex, memory }) => {
-        memory.clockShown(header(ex, "date")!, ex.at);
+        const shown = readClockHeader(header(ex, CLOCK_HEADER)!);
+        if (shown) memory.clockShown(shown, ex.at, !ex.url.toLowerCase().startsWith("/__mock/clock"));
         return undefined;
       },
     },

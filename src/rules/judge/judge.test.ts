@@ -9,8 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { writeCopy } from "../../../scripts/copy-resource.mjs";
 import { compileContract, contractInUse } from "../../contract/index.ts";
 import { type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
+import { CLOCK_HEADER, clockHeader, readClockHeader } from "../clock.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
-import { CLIENT_KEYED_BYTES, CLOCK_STEP_MS, KeptView } from "../memory.ts";
+import { CLIENT_KEYED_BYTES, KeptView } from "../memory.ts";
 import { describedOrSelf } from "../names.ts";
 import { Places } from "../places.ts";
 import { Judge } from "./index.ts";
@@ -457,40 +458,57 @@ describe("where a request goes", () => {
   });
 });
 
-describe("the target's clock by its Date header", () => {
-  const answered = (judge: Judge, at: number, headers: Record<string, string>) =>
-    judge.judge(exchange({ url: "/v1/api/DEMO/CustomerInfoList", body: [], at, headers }));
-  const date = (ms: number) => new Date(ms).toUTCString();
+describe("a bawa mock's clock as its answers name it (X-Bawa-Clock)", () => {
+  const at = Date.UTC(2026, 10, 30, 9, 0, 0);
+  const answered = (
+    judge: Judge,
+    when: number,
+    clock: number,
+    moves: number,
+    { url = "/v1/api/DEMO/CustomerInfoList", run = "a1" } = {},
+  ) =>
+    judge.judge(
+      exchange({ url, body: [], at: when, headers: { [CLOCK_HEADER]: clockHeader({ at: clock, moves, run }) } }),
+    );
 
-  it("is followed when it moved more than CLOCK_STEP_MS; tokens kept stay on it, aged by the move", () => {
+  it("is followed past a second's difference; tokens kept stay on it, aged by the move", () => {
     const judge = new Judge(contract);
-    const at = Date.UTC(2026, 10, 30, 9, 0, 0);
-    answered(judge, at, { date: date(at) });
-    expect(judge.memory.clockOffset).toBe(0);
-    // The header's second and a call's time, or servers whose clocks differ a little: not followed.
-    answered(judge, at + 1_000, { date: date(at + CLOCK_STEP_MS) });
+    answered(judge, at, at + 500, 1);
     expect(judge.memory.clockOffset).toBe(0);
     judge.memory.access.set("kept", { issuedAt: at } as never);
-    answered(judge, at + 2_000, { date: date(at + 2_000 + 7_300_000) });
-    expect(judge.memory.clockOffset).toBe(7_300_000 + 500);
-    expect(judge.memory.targetTime(at + 2_000) - judge.memory.access.get("kept")!.issuedAt).toBeGreaterThan(7_300_000);
+    answered(judge, at + 2_000, at + 2_000 + 60_000, 2);
+    expect(judge.memory.clockOffset).toBe(60_000);
+    expect(judge.memory.targetTime(at + 2_000) - judge.memory.access.get("kept")!.issuedAt).toBe(62_000);
   });
 
-  it("back by more than CLOCK_STEP_MS is a reset: the tokens kept are forgotten", () => {
+  it("goes back with a reset, keeping the tokens (a reset leaves them valid)", () => {
     const judge = new Judge(contract);
-    const at = Date.UTC(2026, 10, 30, 9, 0, 0);
-    answered(judge, at, { date: date(at + 7_300_000) });
+    answered(judge, at, at + 7_300_000, 1);
     judge.memory.access.set("kept", { issuedAt: at + 7_300_000 } as never);
-    answered(judge, at + 1_000, { date: date(at + 1_000) });
-    expect(judge.memory.clockOffset).toBe(500);
-    expect(judge.memory.access.size).toBe(0);
+    answered(judge, at + 1_000, at + 1_000, 2);
+    expect(judge.memory.clockOffset).toBe(0);
+    expect(judge.memory.access.size).toBe(1);
   });
 
-  it("is not read from a cached answer (Age) nor from an unreadable one", () => {
+  it("is not followed back by an answer made before a move it followed (judged after it)", () => {
     const judge = new Judge(contract);
-    const at = Date.UTC(2026, 10, 30, 9, 0, 0);
-    answered(judge, at, { date: date(at - 3_600_000), age: "3600" });
-    answered(judge, at, { date: "yesterday" });
+    answered(judge, at, at + 3_600_000, 3);
+    answered(judge, at + 1_000, at + 1_000, 2);
+    expect(judge.memory.clockOffset).toBe(3_600_000);
+    // A restarted mock counts its moves anew.
+    answered(judge, at + 2_000, at + 2_000 + 60_000, 1, { run: "b2" });
+    expect(judge.memory.clockOffset).toBe(60_000);
+  });
+
+  it("leaves a /__mock/clock answer's time to the control step, and ignores a value it can not read", () => {
+    const judge = new Judge(contract);
+    answered(judge, at, at + 3_600_000, 1, { url: "/__mock/clock" });
+    judge.judge(exchange({ at, headers: { [CLOCK_HEADER]: "yesterday; moves=1" } }));
     expect(judge.memory.clockOffset).toBe(0);
+    expect(readClockHeader(clockHeader({ at: at + 1, moves: 7, run: "c3" }))).toEqual({
+      at: at + 1,
+      moves: 7,
+      run: "c3",
+    });
   });
 });
