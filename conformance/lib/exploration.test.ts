@@ -8,9 +8,12 @@ import { codeFlowTokens } from "../../src/mock/testing.ts";
 import { type ExploreOptions, explore, exploreSubjects, withList } from "./exploration.ts";
 
 const BASE = "http://mock.test";
+/** The mock of the last against(): what a run left in it. */
+let lastMock: ReturnType<typeof buildMock>;
 
 function against(switches: string[]): Omit<ExploreOptions, "steps"> {
   const mock = buildMock({ switches });
+  lastMock = mock;
   const contract = mock.ctx.contract;
   const model = contract.resources;
   const lists = [...model.resources.values()].flatMap((r) => r.operations.filter((o) => o.action === "list"));
@@ -75,5 +78,15 @@ describe("model-based exploration", () => {
     expect(outcome.ok).toBe(false);
     expect(outcome.sequence?.map((s) => s.kind)).toContain("replace");
     expect(outcome.report).toMatch(/differs from the model in /);
+    // Every sequence's objects are removed, the failing ones' and the shrinking's tries' included.
+    const auth = { authorization: `Bearer ${codeFlowTokens(lastMock).access_token}`, accept: "application/json" };
+    const list = lastMock.handle({
+      method: "GET",
+      url: "/v1/api/DEMO/CustomerInfoList",
+      headers: auth,
+      body: undefined,
+    });
+    expect(String(list.body)).toContain("CustomerId");
+    expect(String(list.body)).not.toContain("Explore ");
   });
 });

@@ -128,8 +128,9 @@ export function exploreSubjects(
     const nameProperty = nameOf(c, contract.doc);
     const defaulted = Object.fromEntries(
       Object.entries(props)
-        // A required property with a default may be left out too (requiredOfWrite): the service fills it in.
-        .filter(([k, p]) => p.default !== undefined && !skip.has(k))
+        // A required property with a default may be left out too (requiredOfWrite): the service
+        // fills it in. Never the name, which finds what a run left behind.
+        .filter(([k, p]) => p.default !== undefined && !skip.has(k) && k !== nameProperty)
         .map(([k, p]) => [k, p.default]),
     );
     const alternates: Record<string, unknown> = {};
@@ -214,9 +215,24 @@ const same = (a: unknown, b: unknown) => {
   return norm(a) === norm(b);
 };
 
-/** One sequence against the target, step by step against the model; throws Mismatch at the first difference. */
+/**
+ * One sequence against the target, step by step against the model; throws Mismatch at the first
+ * difference. What the sequence made is removed whatever happened, so the next one (or the
+ * shrinking's next try) starts from the same state and a failing run leaves nothing behind; a
+ * removal that fails after a difference does not hide the difference.
+ */
 async function runSequence(o: ExploreOptions, steps: readonly Step[], lines: Line[]): Promise<void> {
   const objects: Modelled[] = [];
+  try {
+    await runSteps(o, steps, lines, objects);
+  } catch (err) {
+    await cleanupOf(o, objects).catch(() => undefined);
+    throw err;
+  }
+  await cleanupOf(o, objects);
+}
+
+async function runSteps(o: ExploreOptions, steps: readonly Step[], lines: Line[], objects: Modelled[]): Promise<void> {
   const subjectOf = (name: string) => o.subjects.find((s) => s.name === name)!;
   const call = async (req: ExploreRequest, expected: string, check: (a: ExploreAnswer) => string | undefined) => {
     const a = await o.send({ ...req, headers: { ...o.auth, ...req.headers } });
@@ -377,8 +393,6 @@ async function runSequence(o: ExploreOptions, steps: readonly Step[], lines: Lin
       }
     }
   }
-  // What the sequence made is removed whatever happened, so the next one starts from the same state.
-  return cleanupOf(o, objects);
 }
 
 async function cleanupOf(o: ExploreOptions, objects: Modelled[]): Promise<void> {
