@@ -4,7 +4,6 @@
 // created or deleted. Tokens, codes and secrets are kept only as fingerprints
 // (exchange.ts), never as values. Every map is bounded: a proxy runs for days.
 import { Bounded } from "../bounded.ts";
-import type { ClockShown } from "./clock.ts";
 import type { ParsedJson } from "./exchange.ts";
 
 /** An authorization request as the client sent it (GET /OAuth/Authorize). */
@@ -219,29 +218,15 @@ export class Memory {
   }
 
   /**
-   * The most moves of the clock an answer of the mock's run named (X-Bawa-Clock): one naming fewer
-   * was made before a move; another run (a restarted mock) counts anew.
+   * A bawa mock's answer named its clock (X-Bawa-Clock, src/rules/clock.ts): `shown` when the
+   * answer was decided, `at` on the proxy's clock when it arrived. The exchange is judged at that
+   * time, and so are those after it until another names one: however the clock was moved (at the
+   * mock, on its dashboard, through the proxy), and in whatever order exchanges end (an answer
+   * decided before a move and judged after it is judged before the move). What was kept stays
+   * where it was on the mock's clock, so a token ages by every move.
    */
-  #clockMoves = 0;
-  #clockRun: string | undefined;
-
-  /**
-   * A bawa mock's answer named its clock (X-Bawa-Clock, src/rules/clock.ts) as `shown` when the
-   * proxy's clock read `at`. The offset follows it (`follow`; a /__mock/clock answer is read by
-   * clockRead instead) when it differs from the judge's reading by more than a second: the clock
-   * was moved where no control call showed it (at the mock, on its dashboard). What was kept stays
-   * where it was on the mock's clock, so a token ages by the move (unlike clockRead, nothing was kept
-   * on a clock the judge had wrong: every answer since the first move names it). An answer made
-   * before a move the judge already followed (judged after it: exchanges end out of order) names
-   * fewer moves of the same run, and is not followed back.
-   */
-  clockShown(shown: ClockShown, at: number, follow = true): void {
-    if (shown.run === this.#clockRun && shown.moves < this.#clockMoves) return;
-    this.#clockRun = shown.run;
-    this.#clockMoves = shown.moves;
-    if (!follow) return;
-    const shift = shown.at - this.targetTime(at);
-    if (Math.abs(shift) > 1000) this.clockOffset += shift;
+  clockShown(shown: number, at: number): void {
+    this.clockOffset = shown - at;
   }
 
   /** What a reset of the target's objects ended: the objects seen and the paths answered. */

@@ -6,7 +6,7 @@ export interface Clock {
 /** The real time plus an offset that tests move forward (POST /__mock/clock). */
 export class MovableClock implements Clock {
   #offsetMs = 0;
-  #moves = 0;
+  #named = false;
   constructor(private readonly source: () => number = Date.now) {}
 
   now(): number {
@@ -14,11 +14,11 @@ export class MovableClock implements Clock {
   }
 
   /**
-   * How often the clock was moved or reset: answers name the clock (X-Bawa-Clock) once it is more
-   * than 0, so a judge in front can tell an answer made before a move from one made after it.
+   * Whether answers name the clock (X-Bawa-Clock): from its first move on, a reset included, so a
+   * judge in front follows the clock back as well.
    */
-  get moves(): number {
-    return this.#moves;
+  get named(): boolean {
+    return this.#named;
   }
 
   /**
@@ -32,12 +32,11 @@ export class MovableClock implements Clock {
 
   advance(seconds: number): void {
     this.#offsetMs += seconds * 1000;
-    this.#moves++;
+    this.#named = true;
   }
 
   /** Back to the real time (POST /__mock/reset). */
   reset(): void {
-    if (this.#offsetMs !== 0) this.#moves++;
     this.#offsetMs = 0;
   }
 }

@@ -239,7 +239,7 @@ describe("stopping", () => {
 });
 
 describe("a moved clock, as answers name it", () => {
-  it("is named once moved, as each answer is written (a delay and a 413 included), with Date to match", async () => {
+  it("is named once moved, at the time each answer was decided (a delay and a 413 included), with Date to match", async () => {
     const mock = buildMock();
     const own = await listen(mock, { host: "127.0.0.1", port: 0 });
     try {
@@ -249,17 +249,21 @@ describe("a moved clock, as answers name it", () => {
       const asked = Date.now();
       const delayed = await fetch(list, { headers: { prefer: "delay=300" } });
       const shown = readClockHeader(delayed.headers.get(CLOCK_HEADER) ?? "");
-      // Written after its 300 ms, on the moved clock; Date is that time to the second.
-      expect(shown?.at).toBeGreaterThanOrEqual(asked + 3_600_000 + 290);
-      expect(shown?.moves).toBe(1);
-      expect(Date.parse(delayed.headers.get("date") ?? "")).toBe(Math.floor(shown!.at / 1000) * 1000);
+      // Decided at once, written after its 300 ms: named when it was decided, on the moved clock.
+      expect(shown).toBeGreaterThanOrEqual(asked + 3_600_000);
+      expect(shown).toBeLessThan(Date.now() + 3_600_000 - 250);
+      expect(Date.parse(delayed.headers.get("date") ?? "")).toBe(Math.floor(shown! / 1000) * 1000);
       const tooLarge = await fetch(`${own.url}/v1/api/DEMO/Customer`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: "x".repeat(BODY_LIMIT_BYTES + 1),
       });
       expect(tooLarge.status).toBe(413);
-      expect(readClockHeader(tooLarge.headers.get(CLOCK_HEADER) ?? "")).toMatchObject({ moves: 1, run: shown!.run });
+      expect(readClockHeader(tooLarge.headers.get(CLOCK_HEADER) ?? "")).toBeGreaterThan(Date.now() + 3_500_000);
+      // Back to the real time: still named, so a judge in front follows it back.
+      mock.clock.reset();
+      const after = readClockHeader((await fetch(list)).headers.get(CLOCK_HEADER) ?? "");
+      expect(Math.abs(after! - Date.now())).toBeLessThan(5_000);
     } finally {
       await own.close();
     }

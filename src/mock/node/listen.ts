@@ -1,7 +1,6 @@
 // The thin network adapter: node:http in, the core's handle() out. Whatever
 // arrives, the process keeps running and answers: a failure of ours is logged
 // as our bug and answered 500, never a crash.
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
@@ -29,8 +28,8 @@ export interface Handle {
   listensAt?(hosts: readonly string[]): void;
   /** Drops expired state; called on a timer while the server listens. */
   sweep?(): void;
-  /** The mock's clock: once it was moved, every answer names it as it is written (X-Bawa-Clock, Date). */
-  clock?: { now(): number; readonly moves: number };
+  /** The mock's clock: once it was moved, every answer names it (X-Bawa-Clock, Date). */
+  clock?: { now(): number; readonly named: boolean };
 }
 
 export interface ListenOptions {
@@ -54,10 +53,9 @@ export interface Listening {
 export function listen(app: Handle, options: ListenOptions): Promise<Listening> {
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
   const turn = new TurnQueue();
-  const named = app.clock ? { clock: app.clock, run: randomBytes(4).toString("hex") } : undefined;
-  const writer: Writer = named ? (res, response) => write(res, response, named) : write;
-  const send = (res: ServerResponse, answer: () => MockResponse) => sendAnswer(res, answer, turn, writer, named);
-  const fail = (res: ServerResponse, err: unknown) => failed(res, err, named);
+  const { clock } = app;
+  const send = (res: ServerResponse, answer: () => MockResponse) => sendAnswer(res, answer, turn, clock);
+  const fail = (res: ServerResponse, err: unknown) => failed(res, err, clock);
   const server = createServer(
     {
       maxHeaderSize: 16 * 1024,
@@ -182,62 +180,53 @@ function placeInLine(
   };
 }
 
-/** The mock's clock, and this server's run id, which its answers name once the clock was moved. */
-interface Named {
-  clock: NonNullable<Handle["clock"]>;
-  run: string;
-}
-type Writer = (res: ServerResponse, response: MockResponse, named?: Named) => void;
+type Clock = NonNullable<Handle["clock"]>;
 
 /**
  * Writes the core's answer, after the delay it asks for (Prefer: delay, a
  * latency scenario), or with the turn's other writes. A throw anywhere in
  * between is our bug: logged, answered 500, never a crash.
  */
-function sendAnswer(
-  res: ServerResponse,
-  answer: () => MockResponse,
-  turn: TurnQueue,
-  writer: Writer,
-  named: Named | undefined,
-): void {
+function sendAnswer(res: ServerResponse, answer: () => MockResponse, turn: TurnQueue, clock: Clock | undefined): void {
   try {
     const response = answer();
+    // Named when it was decided, not when it is written: a token taken on the clock before a move
+    // in the same turn (or during a delay) was taken at that time.
+    stamp(response.headers, clock);
     const delay = response.meta?.delayMs ?? 0;
-    if (delay > 0) setTimeout(() => writer(res, response), delay);
-    else turn.send(writer, res, response);
+    if (delay > 0) setTimeout(() => write(res, response), delay);
+    else turn.send(write, res, response);
   } catch (err) {
-    failed(res, err, named);
+    failed(res, err, clock);
   }
 }
 
 /**
- * A moved clock is named as the answer is written (a delay included): X-Bawa-Clock to the
- * millisecond with the count of moves, which the judge reads (src/rules/clock.ts), and RFC 9110's
- * Date, the server's clock. A clock never moved leaves node:http's own Date (the same time).
+ * A clock that was moved is named in the answer: X-Bawa-Clock to the millisecond, which the judge
+ * reads (src/rules/clock.ts), and RFC 9110's Date, the server's clock. A clock never moved leaves
+ * node:http's own Date (the same time) and costs nothing.
  */
-function stamp(headers: Record<string, string>, named: Named | undefined): void {
-  if (!named?.clock.moves) return;
-  const at = named.clock.now();
-  headers[CLOCK_HEADER] = clockHeader({ at, moves: named.clock.moves, run: named.run });
+function stamp(headers: Record<string, string>, clock: Clock | undefined): void {
+  if (!clock?.named) return;
+  const at = clock.now();
+  headers[CLOCK_HEADER] = clockHeader(at);
   headers.date = new Date(at).toUTCString();
 }
 
-function write(res: ServerResponse, response: MockResponse, named?: Named): void {
+function write(res: ServerResponse, response: MockResponse): void {
   try {
     // The answer is this request's own (the core makes every answer anew): its headers are completed in place.
     const { headers } = response;
     const body = bodyBytes(response);
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-    stamp(headers, named);
     res.writeHead(response.status, headers);
     res.end(body);
   } catch (err) {
-    failed(res, err, named);
+    failed(res, err);
   }
 }
 
-function failed(res: ServerResponse, err: unknown, named: Named | undefined): void {
+function failed(res: ServerResponse, err: unknown, clock?: Clock): void {
   console.error("bawa mock: internal error (a bug of bawa; please report it with the request that caused it):", err);
   if (res.headersSent) {
     res.destroy();
@@ -251,7 +240,7 @@ function failed(res: ServerResponse, err: unknown, named: Named | undefined): vo
     "content-type": "application/json; charset=utf-8",
     "content-length": String(Buffer.byteLength(body)),
   };
-  stamp(headers, named);
+  stamp(headers, clock);
   // A failed writeHead may have set the status message already.
   res.writeHead(500, "Internal Server Error", headers);
   res.end(body);

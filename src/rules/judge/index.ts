@@ -56,7 +56,8 @@ const CONTROL = group<Judged & { path: string }>({
       name: "follow a moved clock, forget tokens a control call may have ended, objects a reset removed",
       reports: [],
       run: ({ path, ex, memory }) => {
-        if (path === "/__mock/clock") {
+        // A moved clock's answer names the time itself (CLOCK read it): nothing to place.
+        if (path === "/__mock/clock" && ex.headers[CLOCK_HEADER] === undefined) {
           const now = (jsonOf(ex.body)?.value as { now?: unknown } | undefined)?.now;
           const at = typeof now === "string" ? Date.parse(now) : Number.NaN;
           if (!Number.isFinite(at)) return undefined;
@@ -89,12 +90,11 @@ const CONTROL = group<Judged & { path: string }>({
 });
 
 /**
- * A bawa mock's X-Bawa-Clock (src/rules/clock.ts): once its clock was moved, every answer names it
- * to the millisecond, with the count of moves. Without it, a clock moved at the mock or on its
- * dashboard (no /__mock/clock call through the proxy) left the judge counting tokens on the
- * proxy's clock: a token refused after the move looked alive (a false DATA-BEARER), one taken past
- * its lifetime looked fresh. A /__mock/clock answer is CONTROL's to read exactly; here only its
- * count of moves is noted.
+ * A bawa mock's X-Bawa-Clock (src/rules/clock.ts): once its clock was moved, every answer names
+ * the time it was decided on it. Without it, a clock moved at the mock or on its dashboard (no
+ * /__mock/clock call through the proxy) left the judge counting tokens on the proxy's clock: a
+ * token refused after the move looked alive (a false DATA-BEARER), one taken past its lifetime
+ * looked fresh. First in the pipeline: every step after it judges the exchange at that time.
  */
 const CLOCK = group<Judged>({
   name: "the target's clock",
@@ -102,11 +102,11 @@ const CLOCK = group<Judged>({
   read: (j) => (j.ex.headers[CLOCK_HEADER] === undefined ? undefined : j),
   steps: [
     {
-      name: "follow a clock moved where no control call showed it",
+      name: "judge the exchange at the time the mock's clock named",
       reports: [],
       run: ({ ex, memory }) => {
         const shown = readClockHeader(header(ex, CLOCK_HEADER)!);
-        if (shown) memory.clockShown(shown, ex.at, !ex.url.toLowerCase().startsWith("/__mock/clock"));
+        if (shown !== undefined) memory.clockShown(shown, ex.at);
         return undefined;
       },
     },
