@@ -17,6 +17,15 @@ const session = () => seedSession(behind.proxy.url);
 const brokenSince = (after: number) =>
   behind.proxy.log.since(after).flatMap((e) => e.violations?.map((v) => `${v.requirement} ${v.found ?? ""}`) ?? []);
 
+/** A session, the proxy's last entry before it, and a token of the code flow that was answered once. */
+async function tokenThatWorked() {
+  const s = session();
+  const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
+  const { access } = await s.codeGrant(await s.code());
+  expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+  return { s, after, access };
+}
+
 const advance = (s: Session, seconds: number) =>
   s.call("POST", "/__mock/clock", {
     headers: { "content-type": "application/json" },
@@ -59,10 +68,7 @@ describe("a token's age, when the mock's clock was moved where the proxy did not
 
 describe("a token's age, when the mock's clock moves where the proxy sees no control call", () => {
   it("follows the mock's Date header: a token refused after the move is no violation, one taken past 7200 s is", async () => {
-    const s = session();
-    const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
-    const { access } = await s.codeGrant(await s.code());
-    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    const { s, after, access } = await tokenThatWorked();
     // Moved at the mock itself (its dashboard, another tool), past the token's 7200 s: the token
     // that worked is refused, which a judge on the proxy's clock took for DATA-BEARER broken.
     behind.mock.clock.advance(7_300);
@@ -87,10 +93,7 @@ describe("a token's age, when the mock's clock moves where the proxy sees no con
 
 describe("a token's age, when the mock's clock moves by small steps where the proxy sees no control call", () => {
   it("is counted to the millisecond the mock names, preflights and all", async () => {
-    const s = session();
-    const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
-    const { access } = await s.codeGrant(await s.code());
-    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    const { s, after, access } = await tokenThatWorked();
     behind.mock.clock.advance(3_600);
     expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
     // A browser's preflight before a call with a token: an answer of the mock like any other.
@@ -109,10 +112,7 @@ describe("a token's age, when the mock's clock moves by small steps where the pr
 
 describe("a token's age, when a /__mock/clock call follows a move the proxy did not see", () => {
   it("keeps the hidden move: the call names the clock as every answer does", async () => {
-    const s = session();
-    const after = behind.proxy.log.since(0).at(-1)?.id ?? 0;
-    const { access } = await s.codeGrant(await s.code());
-    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    const { s, after, access } = await tokenThatWorked();
     behind.mock.clock.advance(7_300);
     // Read through the proxy: before, the judge took the difference for a clock it had wrong from
     // the start and moved the token with it (a false DATA-BEARER at the next refusal).
