@@ -2,7 +2,10 @@
 // the same mock failed TOK-EXPIRY on every token it got before it read the clock, each "23706 s
 // after it was issued", though none had aged a second. A token ages by the moves the judge saw.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildMock } from "../mock/index.ts";
+import { listen } from "../mock/node/listen.ts";
 import { CLOCK_HEADER, readClockHeader } from "../rules/clock.ts";
+import { startProxy } from "./node.ts";
 import { mockBehindProxy, type Session, seedSession } from "./testing.ts";
 
 let behind: Awaited<ReturnType<typeof mockBehindProxy>>;
@@ -140,5 +143,56 @@ describe("answers decided around a move of the clock through the proxy", () => {
       ).toBe(true);
     }
     expect(brokenSince(after)).toEqual([]);
+  });
+});
+
+describe("a mock whose clock was never moved, then moved through the proxy", () => {
+  // The mock above was moved by the tests before: its answers all name the clock. This one's
+  // answers name none until the first move (helper-43).
+  let fresh: Awaited<ReturnType<typeof mockBehindProxy>>;
+  beforeAll(async () => {
+    fresh = await mockBehindProxy();
+  });
+  afterAll(() => fresh?.close());
+
+  it("judges a read decided before the first move, and ending after it, on the time it was decided", async () => {
+    const s = seedSession(fresh.proxy.url);
+    const after = fresh.proxy.log.since(0).at(-1)?.id ?? 0;
+    const { access } = await s.codeGrant(await s.code());
+    expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+    const slow = s.data("GET", "CustomerInfoList", access, { headers: { prefer: "delay=1500" } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await advance(s, 7_300)).status).toBe(200);
+    const read = await slow;
+    // Decided before the move: rightly taken, and it names no clock (none was moved yet).
+    expect(read.status).toBe(200);
+    expect(read.headers.get(CLOCK_HEADER)).toBeNull();
+    expect(fresh.proxy.log.since(after).flatMap((e) => e.violations ?? [])).toEqual([]);
+  });
+});
+
+describe("a mock restarted after its clock was moved", () => {
+  it("is judged on the real time again, and its tokens age by its own moves", async () => {
+    const first = buildMock();
+    let server = await listen(first, { host: "127.0.0.1", port: 0 });
+    const port = Number(new URL(server.url).port);
+    const proxy = await startProxy({ target: server.url, host: "127.0.0.1", port: 0, contract: first.ctx.contract });
+    const s = seedSession(proxy.url);
+    try {
+      expect((await advance(s, 7_300)).status).toBe(200);
+      await server.close();
+      // The same address, a new process's clock: the real time, named by no answer.
+      server = await listen(buildMock(), { host: "127.0.0.1", port });
+      const after = proxy.log.since(0).at(-1)?.id ?? 0;
+      const { access } = await s.codeGrant(await s.code());
+      expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(200);
+      expect((await advance(s, 7_250)).status).toBe(200);
+      // 7250 s past its issue, on the new process's clock: rightly refused, no DATA-BEARER.
+      expect((await s.data("GET", "CustomerInfoList", access)).status).toBe(401);
+      expect(proxy.log.since(after).flatMap((e) => e.violations ?? [])).toEqual([]);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
   });
 });

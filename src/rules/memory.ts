@@ -172,8 +172,13 @@ export interface MemoryOptions {
 export class Memory {
   /** The single scope, as first seen (an authorization request or a token answer). */
   scope: string | undefined;
-  /** Milliseconds to add to the proxy's clock for the target's (a mock whose clock was moved). */
+  /**
+   * Milliseconds to add to the proxy's clock for the target's, for an exchange whose answer names no
+   * time (a bawa mock's clock read or moved through /__mock/clock before it named its clock).
+   */
   clockOffset = 0;
+  /** The same for the exchange judged last, when its answer named the mock's clock (X-Bawa-Clock). */
+  #namedOffset: number | undefined;
   authorizations = new Bounded<string, AuthorizationSeen>(1000, {
     limit: CLIENT_KEYED_BYTES,
     of: (a, key) => textWeight(key, a.clientId, a.redirectUri, a.state, a.responseType),
@@ -197,7 +202,7 @@ export class Memory {
 
   /** The target's time now, for an exchange that arrived at `at` on the proxy's clock. */
   targetTime(at: number): number {
-    return at + this.clockOffset;
+    return at + (this.#namedOffset ?? this.clockOffset);
   }
 
   /**
@@ -218,15 +223,16 @@ export class Memory {
   }
 
   /**
-   * A bawa mock's answer named its clock (X-Bawa-Clock, src/rules/clock.ts): `shown` when the
-   * answer was decided, `at` on the proxy's clock when it arrived. The exchange is judged at that
-   * time, and so are those after it until another names one: however the clock was moved (at the
-   * mock, on its dashboard, through the proxy), and in whatever order exchanges end (an answer
-   * decided before a move and judged after it is judged before the move). What was kept stays
-   * where it was on the mock's clock, so a token ages by every move.
+   * The exchange about to be judged arrived at `at` on the proxy's clock, and its answer named the
+   * time on a bawa mock's clock it was decided at (`named`, X-Bawa-Clock: src/rules/clock.ts), or
+   * none. A named exchange is judged at its own time, however the clock was moved (at the mock, on
+   * its dashboard, through the proxy) and in whatever order exchanges end; one that names none is
+   * judged on clockOffset, which named ones leave alone: an answer decided before the clock's first
+   * move, or one of a mock restarted since, names none and is judged on the real time. What was kept
+   * stays where it was on the mock's clock, so a token ages by every move.
    */
-  clockShown(shown: number, at: number): void {
-    this.clockOffset = shown - at;
+  judging(at: number, named: number | undefined): void {
+    this.#namedOffset = named === undefined ? undefined : named - at;
   }
 
   /** What a reset of the target's objects ended: the objects seen and the paths answered. */

@@ -7,16 +7,7 @@
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
 import { bindProperties } from "../binding.ts";
 import { CLOCK_HEADER, readClockHeader } from "../clock.ts";
-import {
-  basicCredentials,
-  type Exchange,
-  formOf,
-  header,
-  jsonOf,
-  mediaType,
-  queryOf,
-  type Violation,
-} from "../exchange.ts";
+import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
 import { oauthFacts } from "../oauth.ts";
@@ -56,7 +47,7 @@ const CONTROL = group<Judged & { path: string }>({
       name: "follow a moved clock, forget tokens a control call may have ended, objects a reset removed",
       reports: [],
       run: ({ path, ex, memory }) => {
-        // A moved clock's answer names the time itself (CLOCK read it): nothing to place.
+        // A moved clock's answer names the time itself (judged at it: Memory.judging): nothing to place.
         if (path === "/__mock/clock" && ex.headers[CLOCK_HEADER] === undefined) {
           const now = (jsonOf(ex.body)?.value as { now?: unknown } | undefined)?.now;
           const at = typeof now === "string" ? Date.parse(now) : Number.NaN;
@@ -83,30 +74,6 @@ const CONTROL = group<Judged & { path: string }>({
         } else if (path === "/__mock/reset" || /^\/__mock\/databases\/[^/]+\/reset$/.test(path)) {
           memory.forgetObjects();
         }
-        return undefined;
-      },
-    },
-  ],
-});
-
-/**
- * A bawa mock's X-Bawa-Clock (src/rules/clock.ts): once its clock was moved, every answer names
- * the time it was decided on it. Without it, a clock moved at the mock or on its dashboard (no
- * /__mock/clock call through the proxy) left the judge counting tokens on the proxy's clock: a
- * token refused after the move looked alive (a false DATA-BEARER), one taken past its lifetime
- * looked fresh. First in the pipeline: every step after it judges the exchange at that time.
- */
-const CLOCK = group<Judged>({
-  name: "the target's clock",
-  // The reading is the Judged itself: it runs on every exchange (see Judged on spreads).
-  read: (j) => (j.ex.headers[CLOCK_HEADER] === undefined ? undefined : j),
-  steps: [
-    {
-      name: "judge the exchange at the time the mock's clock named",
-      reports: [],
-      run: ({ ex, memory }) => {
-        const shown = readClockHeader(header(ex, CLOCK_HEADER)!);
-        if (shown !== undefined) memory.clockShown(shown, ex.at);
         return undefined;
       },
     },
@@ -160,7 +127,6 @@ const VERSION_LETTER = group<Judged>({
 
 /** The judge's pipeline: which exchanges each group reads, in the order its steps run. */
 export const PIPELINE: ReadonlyArray<Group<Judged>> = [
-  CLOCK,
   CONTROL,
   VERSION_REQUIRED,
   // Exchanges of the versioned API only: each group's reading says which it takes.
@@ -215,6 +181,12 @@ export class Judge {
   /** The violations one exchange shows, given what came before it. */
   judge(ex: Exchange): Judgement[] {
     const place = this.placeOf(ex);
+    // A bawa mock whose clock was moved names the time it decided each answer at: the exchange is
+    // judged at that time (memory.ts, judging). Without it, a clock moved at the mock or on its
+    // dashboard left the judge on the proxy's clock: a token refused after the move looked alive
+    // (a false DATA-BEARER), one taken past its lifetime looked fresh (decision 0039).
+    const named = ex.headers[CLOCK_HEADER];
+    this.memory.judging(ex.at, typeof named === "string" ? readClockHeader(named) : undefined);
     const judged: Judged = {
       ex,
       place,

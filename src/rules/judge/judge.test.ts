@@ -460,32 +460,30 @@ describe("where a request goes", () => {
 
 describe("a bawa mock's clock as its answers name it (X-Bawa-Clock)", () => {
   const at = Date.UTC(2026, 10, 30, 9, 0, 0);
-  const answered = (judge: Judge, when: number, clock: number, g: Given = {}) =>
+  const answered = (judge: Judge, when: number, clock: number | undefined, g: Given = {}) =>
     judge.judge(
       exchange({
         url: "/v1/api/DEMO/CustomerInfoList",
         body: [],
         ...g,
         at: when,
-        headers: { [CLOCK_HEADER]: clockHeader(clock), ...g.headers },
+        headers: clock === undefined ? { ...g.headers } : { [CLOCK_HEADER]: clockHeader(clock), ...g.headers },
       }),
     );
 
-  it("judges each exchange at the time its answer names; tokens kept age by every move", () => {
+  it("judges each exchange at the time its answer names; one that names none on the offset it had", () => {
     const judge = new Judge(contract);
-    judge.memory.access.set("kept", { issuedAt: at } as never);
     answered(judge, at + 1_000, at + 1_000 + 55_000);
-    expect(judge.memory.targetTime(at + 1_000) - judge.memory.access.get("kept")!.issuedAt).toBe(56_000);
-    // Back to the real time (a reset): followed back, the token kept (a reset leaves it valid).
-    answered(judge, at + 2_000, at + 2_000);
+    expect(judge.memory.targetTime(at + 1_000)).toBe(at + 56_000);
+    // Decided before the clock's first move (or by a restarted mock): the real time.
+    answered(judge, at + 2_000, undefined);
+    expect(judge.memory.targetTime(at + 2_000)).toBe(at + 2_000);
     expect(judge.memory.clockOffset).toBe(0);
-    expect(judge.memory.access.size).toBe(1);
   });
 
-  it("leaves nothing to place when a /__mock/clock answer comes after an answer that named the move", () => {
+  it("leaves nothing to place when a /__mock/clock answer names the moved clock", () => {
     const judge = new Judge(contract);
     judge.memory.access.set("kept", { issuedAt: at - 1_000 } as never);
-    // Decided after the move, judged before the move's own answer (exchanges end out of order).
     answered(judge, at + 10, at + 3_600_000 + 10);
     answered(judge, at + 20, at + 3_600_000, {
       method: "POST",
@@ -493,13 +491,15 @@ describe("a bawa mock's clock as its answers name it (X-Bawa-Clock)", () => {
       requestBody: { advanceSeconds: 3600 },
       body: { now: new Date(at + 3_600_000).toISOString() },
     });
+    expect(judge.memory.access.get("kept")!.issuedAt).toBe(at - 1_000);
     expect(judge.memory.targetTime(at + 20) - judge.memory.access.get("kept")!.issuedAt).toBe(3_601_000);
+    expect(judge.memory.clockOffset).toBe(0);
   });
 
   it("ignores a value it can not read", () => {
     const judge = new Judge(contract);
     judge.judge(exchange({ at, headers: { [CLOCK_HEADER]: "yesterday" } }));
-    expect(judge.memory.clockOffset).toBe(0);
+    expect(judge.memory.targetTime(at)).toBe(at);
     expect(readClockHeader(clockHeader(at + 1))).toBe(at + 1);
   });
 });
