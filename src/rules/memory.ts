@@ -5,6 +5,7 @@
 // (exchange.ts), never as values. Every map is bounded: a proxy runs for days.
 import { Bounded } from "../bounded.ts";
 import type { ParsedJson } from "./exchange.ts";
+import type { Changes } from "./mock-state.ts";
 
 /** An authorization request as the client sent it (GET /OAuth/Authorize). */
 export interface AuthorizationSeen {
@@ -224,7 +225,7 @@ export class Memory {
 
   /**
    * The exchange about to be judged arrived at `at` on the proxy's clock, and its answer named the
-   * time on a bawa mock's clock it was decided at (`named`, X-Bawa-Clock: src/rules/clock.ts), or
+   * time on a bawa mock's clock it was decided at (`named`, X-Bawa-Clock: src/rules/mock-state.ts), or
    * none. A named exchange is judged at its own time, however the clock was moved (at the mock, on
    * its dashboard, through the proxy) and in whatever order exchanges end; one that names none is
    * judged on clockOffset, which named ones leave alone: an answer decided before the clock's first
@@ -233,6 +234,23 @@ export class Memory {
    */
   judging(at: number, named: number | undefined): void {
     this.#namedOffset = named === undefined ? undefined : named - at;
+  }
+
+  /** The changes a bawa mock's answer named last (X-Bawa-Changes); none before the first. */
+  #changes: Changes = { tokens: 0, objects: 0 };
+
+  /**
+   * A bawa mock's answer named how often control calls may have ended tokens or reset objects
+   * (X-Bawa-Changes, src/rules/mock-state.ts). A count that differs from the last one named means
+   * such a call was made where the judge may not have seen it (the mock's dashboard, another tool):
+   * what was kept of it is forgotten, as CONTROL forgets on the calls it sees. Forgetting costs only
+   * findings (a token the judge no longer knows is not judged), never a false one, so a count
+   * from an answer judged out of order, or of a restarted mock, is taken as it comes.
+   */
+  changesShown(shown: Changes): void {
+    if (shown.tokens !== this.#changes.tokens) this.forgetTokens();
+    if (shown.objects !== this.#changes.objects) this.forgetObjects();
+    this.#changes = shown;
   }
 
   /** What a reset of the target's objects ended: the objects seen and the paths answered. */

@@ -1,6 +1,7 @@
 // The mock as one function from request to response. Knows nothing of sockets.
 // Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, contractInUse } from "../../contract/index.ts";
+import { CHANGES_HEADER, type Changes, CLOCK_HEADER, changesHeader, clockHeader } from "../../rules/mock-state.ts";
 import { formatSuffix, isDataPath, versionOf, withEmptyDatabase } from "../../rules/paths.ts";
 import { redact } from "../../rules/redact.ts";
 import type { AnswerCode } from "./answer-codes.ts";
@@ -64,10 +65,34 @@ export interface Mock {
   readonly clock: MovableClock;
   readonly scenarios: Scenarios;
   readonly log: RequestLog;
+  /**
+   * Names in an answer's headers, when it was decided, what control calls changed that a judge in
+   * front may not have seen (src/rules/mock-state.ts): a moved clock's time, and how often tokens
+   * may have ended or objects were reset. The network adapter calls it as soon as an answer is
+   * made, before any delay; nothing is added while nothing was changed.
+   */
+  nameState(headers: Record<string, string>): void;
+}
+
+/**
+ * What a successful control call changed that a judge must forget, by its path's segments: the
+ * same calls the judge forgets on when it sees them (src/rules/judge/index.ts, CONTROL).
+ */
+function changed(segments: readonly string[]): keyof Changes | undefined {
+  const [root, what, , last] = segments.map((s) => s.toLowerCase());
+  if (root !== "__mock") return undefined;
+  if (what === "tokens" || what === "rules" || what === "scenarios") return "tokens";
+  if (
+    (what === "reset" && segments.length === 2) ||
+    (what === "databases" && last === "reset" && segments.length === 4)
+  )
+    return "objects";
+  return undefined;
 }
 
 export function createMock(options: MockOptions): Mock {
   const clock = options.clock ?? new MovableClock();
+  const changes: Changes = { tokens: 0, objects: 0 };
   const scenarios = options.scenarios ?? new Scenarios([]);
   const log = options.log ?? new RequestLog();
   const contract = options.contract ?? contractInUse();
@@ -273,6 +298,10 @@ export function createMock(options: MockOptions): Mock {
       return preflight(req, crossOrigin, ctx.allowedOrigins());
     }
     let res = route(req, target, format);
+    if (target.ok && res.status === 200 && req.method.toUpperCase() === "POST") {
+      const what = changed(target.segments);
+      if (what) changes[what]++;
+    }
     if (!scenarios.idle) res = scenarios.apply(res, transforms(req));
     if (crossOrigin) res = withCors(req, res, crossOrigin, ctx.allowedOrigins);
     const summary = scenarios.summary();
@@ -313,6 +342,15 @@ export function createMock(options: MockOptions): Mock {
     clock,
     scenarios,
     log,
+    nameState(headers) {
+      if (clock.named) {
+        const at = clock.now();
+        headers[CLOCK_HEADER] = clockHeader(at);
+        // RFC 9110's Date is the server's clock.
+        headers.date = new Date(at).toUTCString();
+      }
+      if (changes.tokens > 0 || changes.objects > 0) headers[CHANGES_HEADER] = changesHeader(changes);
+    },
     tooLarge: (req) => {
       const res = problem(
         { ctx, format: answerFormat(req.headers.accept) },

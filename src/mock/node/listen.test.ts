@@ -1,7 +1,7 @@
 // The adapter over a real port: what only the network shows.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLOCK_HEADER, readClockHeader } from "../../rules/clock.ts";
+import { CLOCK_HEADER, readClockHeader } from "../../rules/mock-state.ts";
 import { BODY_LIMIT_BYTES, KEEP_ALIVE_MS } from "../core/limits.ts";
 import { buildMock } from "../index.ts";
 import { codeFlowTokens } from "../testing.ts";

@@ -4,7 +4,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createNetServer, isIP, type Socket } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import { CLOCK_HEADER, clockHeader } from "../../rules/clock.ts";
 import { bodyBytes, type MockRequest, type MockResponse } from "../core/http.ts";
 import { BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS, KEEP_ALIVE_MS, REQUEST_TIMEOUT_MS } from "../core/limits.ts";
 import { TurnQueue } from "./turn.ts";
@@ -28,8 +27,8 @@ export interface Handle {
   listensAt?(hosts: readonly string[]): void;
   /** Drops expired state; called on a timer while the server listens. */
   sweep?(): void;
-  /** The mock's clock: once it was moved, every answer names it (X-Bawa-Clock, Date). */
-  clock?: { now(): number; readonly named: boolean };
+  /** Names in an answer what control calls changed (a moved clock, ended tokens): src/mock/core/app.ts. */
+  nameState?(headers: Record<string, string>): void;
 }
 
 export interface ListenOptions {
@@ -53,9 +52,9 @@ export interface Listening {
 export function listen(app: Handle, options: ListenOptions): Promise<Listening> {
   const limit = options.bodyLimit ?? BODY_LIMIT_BYTES;
   const turn = new TurnQueue();
-  const { clock } = app;
-  const send = (res: ServerResponse, answer: () => MockResponse) => sendAnswer(res, answer, turn, clock);
-  const fail = (res: ServerResponse, err: unknown) => failed(res, err, clock);
+  const name = app.nameState?.bind(app);
+  const send = (res: ServerResponse, answer: () => MockResponse) => sendAnswer(res, answer, turn, name);
+  const fail = (res: ServerResponse, err: unknown) => failed(res, err, name);
   const server = createServer(
     {
       maxHeaderSize: 16 * 1024,
@@ -180,37 +179,25 @@ function placeInLine(
   };
 }
 
-type Clock = NonNullable<Handle["clock"]>;
+type Name = Handle["nameState"];
 
 /**
  * Writes the core's answer, after the delay it asks for (Prefer: delay, a
  * latency scenario), or with the turn's other writes. A throw anywhere in
  * between is our bug: logged, answered 500, never a crash.
  */
-function sendAnswer(res: ServerResponse, answer: () => MockResponse, turn: TurnQueue, clock: Clock | undefined): void {
+function sendAnswer(res: ServerResponse, answer: () => MockResponse, turn: TurnQueue, name: Name): void {
   try {
     const response = answer();
     // Named when it was decided, not when it is written: a token taken on the clock before a move
     // in the same turn (or during a delay) was taken at that time.
-    stamp(response.headers, clock);
+    name?.(response.headers);
     const delay = response.meta?.delayMs ?? 0;
     if (delay > 0) setTimeout(() => write(res, response), delay);
     else turn.send(write, res, response);
   } catch (err) {
-    failed(res, err, clock);
+    failed(res, err, name);
   }
-}
-
-/**
- * A clock that was moved is named in the answer: X-Bawa-Clock to the millisecond, which the judge
- * reads (src/rules/clock.ts), and RFC 9110's Date, the server's clock. A clock never moved leaves
- * node:http's own Date (the same time) and costs nothing.
- */
-function stamp(headers: Record<string, string>, clock: Clock | undefined): void {
-  if (!clock?.named) return;
-  const at = clock.now();
-  headers[CLOCK_HEADER] = clockHeader(at);
-  headers.date = new Date(at).toUTCString();
 }
 
 function write(res: ServerResponse, response: MockResponse): void {
@@ -226,7 +213,7 @@ function write(res: ServerResponse, response: MockResponse): void {
   }
 }
 
-function failed(res: ServerResponse, err: unknown, clock?: Clock): void {
+function failed(res: ServerResponse, err: unknown, name?: Name): void {
   console.error("bawa mock: internal error (a bug of bawa; please report it with the request that caused it):", err);
   if (res.headersSent) {
     res.destroy();
@@ -240,7 +227,7 @@ function failed(res: ServerResponse, err: unknown, clock?: Clock): void {
     "content-type": "application/json; charset=utf-8",
     "content-length": String(Buffer.byteLength(body)),
   };
-  stamp(headers, clock);
+  name?.(headers);
   // A failed writeHead may have set the status message already.
   res.writeHead(500, "Internal Server Error", headers);
   res.end(body);

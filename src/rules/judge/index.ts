@@ -6,10 +6,10 @@
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
 import { bindProperties } from "../binding.ts";
-import { CLOCK_HEADER, readClockHeader } from "../clock.ts";
 import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
+import { CHANGES_HEADER, CLOCK_HEADER, readChangesHeader, readClockHeader } from "../mock-state.ts";
 import { oauthFacts } from "../oauth.ts";
 import { type Place, Places } from "../places.ts";
 import { AUTHORIZE } from "./authorize.ts";
@@ -187,6 +187,10 @@ export class Judge {
     // (a false DATA-BEARER), one taken past its lifetime looked fresh (decision 0039).
     const named = ex.headers[CLOCK_HEADER];
     this.memory.judging(ex.at, typeof named === "string" ? readClockHeader(named) : undefined);
+    // And what its control calls changed there, seen or not: tokens ended, objects reset.
+    const changes = ex.headers[CHANGES_HEADER];
+    const shown = typeof changes === "string" ? readChangesHeader(changes) : undefined;
+    if (shown) this.memory.changesShown(shown);
     const judged: Judged = {
       ex,
       place,

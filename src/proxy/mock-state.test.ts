@@ -1,12 +1,15 @@
-// The judge in front of a mock whose clock another run moved: a second run of the suite against
-// the same mock failed TOK-EXPIRY on every token it got before it read the clock, each "23706 s
-// after it was issued", though none had aged a second. A token ages by the moves the judge saw.
+// The judge in front of a mock whose state its control calls changed, where the proxy may not have
+// seen the call (src/rules/mock-state.ts, decision 0039): a clock another run moved (a second run
+// of the suite failed TOK-EXPIRY on every token it got before it read the clock, each "23706 s
+// after it was issued", though none had aged a second), a clock moved on the mock's dashboard,
+// tokens ended and objects reset there. No rule may be reported broken for what the mock rightly
+// answers after such a change, and a token still ages by every move.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildMock } from "../mock/index.ts";
 import { listen } from "../mock/node/listen.ts";
-import { CLOCK_HEADER, readClockHeader } from "../rules/clock.ts";
+import { CHANGES_HEADER, CLOCK_HEADER, readChangesHeader, readClockHeader } from "../rules/mock-state.ts";
 import { startProxy } from "./node.ts";
-import { mockBehindProxy, type Session, seedSession } from "./testing.ts";
+import { fullCustomer, mockBehindProxy, type Session, seedSession } from "./testing.ts";
 
 let behind: Awaited<ReturnType<typeof mockBehindProxy>>;
 beforeAll(async () => {
@@ -194,5 +197,37 @@ describe("a mock restarted after its clock was moved", () => {
       await proxy.close();
       await server.close();
     }
+  });
+});
+
+describe("control calls made at the mock itself, not through the proxy", () => {
+  /** A control call to the mock's own address, as its dashboard makes one. */
+  const atTheMock = (path: string, body: unknown) =>
+    fetch(`${behind.server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("ending every token: a token then refused is no violation (the judge forgets what it kept)", async () => {
+    const { s, after, access } = await tokenThatWorked();
+    expect((await atTheMock("/__mock/tokens/expire", { all: true })).status).toBe(200);
+    const refused = await s.data("GET", "CustomerInfoList", access);
+    expect(refused.status).toBe(401);
+    expect(readChangesHeader(refused.headers.get(CHANGES_HEADER) ?? "")?.tokens).toBeGreaterThan(0);
+    expect(brokenSince(after)).toEqual([]);
+  });
+
+  it("resetting the objects: one deleted through the proxy and back from the seed is no violation", async () => {
+    const { s, after, access } = await tokenThatWorked();
+    const created = await s.data("POST", "Customer", access, { body: fullCustomer("Reset B.V.") });
+    expect(created.status).toBe(200);
+    expect((await s.data("DELETE", "Customer/1001", access)).status).toBe(200);
+    expect((await s.data("GET", "Customer/1001", access)).status).toBe(404);
+    expect((await atTheMock("/__mock/reset", {})).status).toBe(200);
+    // Back from the seed; the one created is gone. A judge that kept both saw two drifts.
+    expect((await s.data("GET", "Customer/1001", access)).status).toBe(200);
+    expect((await s.data("GET", `Customer/${created.id}`, access)).status).toBe(404);
+    expect(brokenSince(after)).toEqual([]);
   });
 });
