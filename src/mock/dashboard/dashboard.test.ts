@@ -66,6 +66,10 @@ describe("the dashboard in headless Chromium", () => {
       .poll(() => logRow(page, "/v1/api/DEMO/Customer/1003").textContent())
       .toContain("The access token expired");
     await expect.poll(() => page.locator("#tokens tbody td.state-expired").count()).toBeGreaterThan(0);
+    // The log gives the time on the moved clock beside the machine's: what the token aged by.
+    expect(await logRow(page, "/v1/api/DEMO/Customer/1003").locator(".mock-time").textContent()).toMatch(
+      /^mock \d\d-\d\d \d\d:\d\d:\d\d$/,
+    );
     await page.screenshot({ path: resolve(SHOTS, "dashboard-clock.jpg"), fullPage: true, quality: 80 });
 
     // Reset: scenarios off; a new token works; nothing marks the answers any more.

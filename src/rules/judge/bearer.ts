@@ -172,7 +172,7 @@ export const BEARER_STEPS: ReadonlyArray<Step<BearerCall>> = [
           violation(
             "DATA-BEARER",
             "header Authorization",
-            `answered, as this token was on ${db || "this call"} ${Math.round(age / 1000)} s into its ${facts.tokenSeconds} s`,
+            `the token to work where it did (${db || "this call"}), ${Math.round(age / 1000)} s into its ${facts.tokenSeconds} s`,
             "401",
           ),
         ];

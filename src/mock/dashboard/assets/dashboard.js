@@ -301,6 +301,20 @@ function violationList(violations) {
   );
 }
 
+/**
+ * When the request came, on the machine's clock; and, once the mock's clock was moved, the time on
+ * it the request was answered (and, in bawa proxy, judged) at, which is what tokens age by.
+ */
+function timeCell(e) {
+  const moved = Math.abs(Date.parse(e.mockTime) - Date.parse(e.time)) > 1000;
+  return el(
+    "td",
+    { className: "muted", title: moved ? `on the mock's clock: ${e.mockTime}` : "" },
+    e.time.slice(11, 23),
+    moved ? el("div", { className: "mock-time" }, `mock ${e.mockTime.slice(5, 10)} ${e.mockTime.slice(11, 19)}`) : "",
+  );
+}
+
 let lastRequest = 0;
 let violated = 0;
 async function pollRequests() {
@@ -317,7 +331,7 @@ async function pollRequests() {
         el(
           "tr",
           { className: `fresh status-${String(e.status)[0]}${e.violations?.length ? " violated" : ""}` },
-          el("td", { className: "muted" }, e.time.slice(11, 23)),
+          timeCell(e),
           el("td", {}, e.method),
           el("td", { className: "path mono" }, e.path),
           el("td", { className: "status" }, String(e.status)),
