@@ -43,6 +43,11 @@ describe("the dashboard in headless Chromium", () => {
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     await page.goto(`${server.url}/__mock/`);
     await expect.poll(() => page.locator("#faults li").count()).toBeGreaterThan(50);
+    // The links under the header lead to every section (the clock and the log sit below the faults).
+    const sections = await page.locator("main > section").evaluateAll((s) => s.map((e) => `#${e.id}`));
+    expect(await page.locator("#sections a").evaluateAll((a) => a.map((e) => e.getAttribute("href")))).toEqual(
+      sections,
+    );
     expect((await api()).status).toBe(200);
     await expect.poll(() => logRow(page, "/v1/api/DEMO/Customer/1001").locator("td.status").textContent()).toBe("200");
 
