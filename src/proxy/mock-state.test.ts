@@ -221,6 +221,20 @@ describe("control calls made at the mock itself, not through the proxy", () => {
     expect(refused.status).toBe(401);
     expect(readChangesHeader(refused.headers.get(CHANGES_HEADER) ?? "")?.tokens).toBeGreaterThan(0);
     expect(brokenSince(after)).toEqual([]);
+    // The proxy's log gives the refusal's own words, as the mock's log does.
+    expect(behind.proxy.log.since(after).at(-1)?.problem).toMatch(/^Authorization has been denied for this request/);
+    const grant = await s.call("POST", "/v1/OAuth/Token", {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: "not-one-we-issued",
+        client_id: s.account.app.clientId,
+        client_secret: s.account.app.clientSecret,
+        redirect_uri: s.account.app.redirectUri,
+      }).toString(),
+    });
+    expect(grant.status).toBe(400);
+    expect(behind.proxy.log.since(after).at(-1)?.problem).toMatch(/^invalid_\w+(: .+)?$/);
   });
 
   it("resetting the objects: one deleted through the proxy and back from the seed is no violation", async () => {

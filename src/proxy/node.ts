@@ -35,8 +35,9 @@ import { matchRoute, type RoutedRequest } from "../mock/core/router.ts";
 import { dashboardRoutes } from "../mock/dashboard/routes.ts";
 import { ownHosts } from "../mock/node/listen.ts";
 import { TurnQueue } from "../mock/node/turn.ts";
-import { basicCredentials, type Exchange, formOf, queryOf, type Violation } from "../rules/exchange.ts";
+import { basicCredentials, type Exchange, formOf, jsonOf, queryOf, type Violation } from "../rules/exchange.ts";
 import { Judge } from "../rules/judge/index.ts";
+import { isObject } from "../rules/judge/step.ts";
 import { escapeRegExp, redact, redactViolation } from "../rules/redact.ts";
 import { FairGate, PER_CLIENT, POOL_SIZE } from "./fair.ts";
 import { Recording, RecordingWriter } from "./record.ts";
@@ -120,6 +121,23 @@ export interface RunningProxy {
   recording: Recording | undefined;
   /** Stops listening and writes the recording's last changes. */
   close(): Promise<void>;
+}
+
+/**
+ * A refusal's own words, for the log (the target's 401 or 400 otherwise shows no reason there): a
+ * JSON error's Message, or an OAuth error with its description; redacted, cut to 300 characters.
+ */
+function refusalOf(ex: Exchange): string | undefined {
+  if (ex.status < 400) return undefined;
+  const v = jsonOf(ex.body)?.value;
+  if (!isObject(v)) return undefined;
+  const words =
+    typeof v.Message === "string"
+      ? v.Message
+      : typeof v.error === "string"
+        ? [v.error, v.error_description].filter((w) => typeof w === "string").join(": ")
+        : undefined;
+  return words ? redact(words).slice(0, 300) : undefined;
 }
 
 /** Starts the proxy; resolves once its port is open. */
@@ -617,7 +635,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
               ? `the answer is larger than ${judgeLimit} bytes: passed on unjudged`
               : over
                 ? `the answer decompresses to more than ${judgeLimit} bytes: passed on as it came, its body not read`
-                : requestProblem(ex);
+                : (requestProblem(ex) ?? refusalOf(ex));
           log.record(
             entry(req, status, now() - started, {
               route: place.operationId,
