@@ -14,7 +14,8 @@ import { PROJECT_ROOT } from "../paths.ts";
 import { printable } from "../printable.ts";
 import { requestLine } from "./request-lines.ts";
 
-const entry = { id: 1, at: Date.UTC(2026, 10, 24, 9, 30), mockAt: 0, method: "POST", status: 400, ms: 1.25 };
+const AT = Date.UTC(2026, 10, 24, 9, 30);
+const entry = { id: 1, at: AT, mockAt: AT, method: "POST", status: 400, ms: 1.25 };
 
 describe("a request's line", () => {
   it("says when, what, the answer and its time; then the problem, the ignored properties and each broken rule", () => {
@@ -35,6 +36,10 @@ describe("a request's line", () => {
     ).toBe(
       `2026-11-24T09:30:00.000Z POST /${"p".repeat(99)}... -> 400 (1.3 ms) ${"x".repeat(160)} [ignored: Foo, Bar]` +
         "\n    ✗ DATA-JSON body: expected an object\n    ✗ ERR-400 status: expected 400, found 500",
+    );
+    // Once the mock's clock was moved: the time on it as well, what tokens age by.
+    expect(requestLine({ ...entry, mockAt: AT + 7_260_000, path: "/" })).toBe(
+      "2026-11-24T09:30:00.000Z POST / -> 400 (1.3 ms; mock clock 2026-11-24T11:31:00.000Z)",
     );
   });
 });

@@ -30,7 +30,9 @@ function lineTime(ms: number): string {
 /** The printed line of one request (without its newline). */
 export function requestLine(e: Entry): string {
   const path = e.path.length > 100 ? `${e.path.slice(0, 100)}...` : e.path;
-  let line = `${lineTime(e.at)} ${e.method} ${printable(path)} -> ${e.status} (${e.ms.toFixed(1)} ms)`;
+  // Once the mock's clock was moved, the time on it too: what tokens age by (and bawa proxy judges at).
+  const moved = Math.abs(e.mockAt - e.at) > 1000 ? `; mock clock ${isoTime(e.mockAt)}` : "";
+  let line = `${lineTime(e.at)} ${e.method} ${printable(path)} -> ${e.status} (${e.ms.toFixed(1)} ms${moved})`;
   if (e.problem) line += ` ${printable(e.problem.slice(0, 160))}`;
   if (e.ignored) line += ` [ignored: ${printable(e.ignored.join(", "))}]`;
   // Rules an answer broke, as bawa proxy judged it: one indented line each.
