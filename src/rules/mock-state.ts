@@ -31,6 +31,19 @@ export interface Changes {
   objects: number;
 }
 
+/**
+ * What a successful control call of a bawa mock changed that a judge must forget, by its path in
+ * lower case: tokens it may have ended (tokens expired or revoked, a rule, a scenario), or objects
+ * it reset (all, or a database's). The mock counts these (X-Bawa-Changes); the judge forgets on
+ * the ones it sees itself.
+ */
+export function controlChange(path: string): keyof Changes | undefined {
+  if (path.startsWith("/__mock/tokens/") || path === "/__mock/rules" || path.startsWith("/__mock/scenarios/"))
+    return "tokens";
+  if (path === "/__mock/reset" || /^\/__mock\/databases\/[^/]+\/reset$/.test(path)) return "objects";
+  return undefined;
+}
+
 /** The changes header's value (`tokens=2; objects=1`). */
 export const changesHeader = (c: Changes): string => `tokens=${c.tokens}; objects=${c.objects}`;
 

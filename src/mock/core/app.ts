@@ -1,7 +1,14 @@
 // The mock as one function from request to response. Knows nothing of sockets.
 // Route, answer, then let the scenarios reshape the answer and the log record it.
 import { type CompiledContract, contractInUse } from "../../contract/index.ts";
-import { CHANGES_HEADER, type Changes, CLOCK_HEADER, changesHeader, clockHeader } from "../../rules/mock-state.ts";
+import {
+  CHANGES_HEADER,
+  type Changes,
+  CLOCK_HEADER,
+  changesHeader,
+  clockHeader,
+  controlChange,
+} from "../../rules/mock-state.ts";
 import { formatSuffix, isDataPath, versionOf, withEmptyDatabase } from "../../rules/paths.ts";
 import { redact } from "../../rules/redact.ts";
 import type { AnswerCode } from "./answer-codes.ts";
@@ -72,22 +79,6 @@ export interface Mock {
    * made, before any delay; nothing is added while nothing was changed.
    */
   nameState(headers: Record<string, string>): void;
-}
-
-/**
- * What a successful control call changed that a judge must forget, by its path's segments: the
- * same calls the judge forgets on when it sees them (src/rules/judge/index.ts, CONTROL).
- */
-function changed(segments: readonly string[]): keyof Changes | undefined {
-  const [root, what, , last] = segments.map((s) => s.toLowerCase());
-  if (root !== "__mock") return undefined;
-  if (what === "tokens" || what === "rules" || what === "scenarios") return "tokens";
-  if (
-    (what === "reset" && segments.length === 2) ||
-    (what === "databases" && last === "reset" && segments.length === 4)
-  )
-    return "objects";
-  return undefined;
 }
 
 export function createMock(options: MockOptions): Mock {
@@ -298,8 +289,13 @@ export function createMock(options: MockOptions): Mock {
       return preflight(req, crossOrigin, ctx.allowedOrigins());
     }
     let res = route(req, target, format);
-    if (target.ok && res.status === 200 && req.method.toUpperCase() === "POST") {
-      const what = changed(target.segments);
+    if (
+      target.ok &&
+      res.status === 200 &&
+      target.segments[0]?.toLowerCase() === "__mock" &&
+      req.method.toUpperCase() === "POST"
+    ) {
+      const what = controlChange(`/${target.segments.join("/").toLowerCase()}`);
       if (what) changes[what]++;
     }
     if (!scenarios.idle) res = scenarios.apply(res, transforms(req));

@@ -9,7 +9,7 @@ import { bindProperties } from "../binding.ts";
 import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
-import { CHANGES_HEADER, CLOCK_HEADER, readChangesHeader, readClockHeader } from "../mock-state.ts";
+import { CHANGES_HEADER, CLOCK_HEADER, controlChange, readChangesHeader, readClockHeader } from "../mock-state.ts";
 import { oauthFacts } from "../oauth.ts";
 import { type Place, Places } from "../places.ts";
 import { AUTHORIZE } from "./authorize.ts";
@@ -65,14 +65,10 @@ const CONTROL = group<Judged & { path: string }>({
           }
           memory.clockRead(at - advanced * 1000, ex.at);
           memory.clockOffset += advanced * 1000;
-        } else if (
-          path.startsWith("/__mock/tokens/") ||
-          path === "/__mock/rules" ||
-          path.startsWith("/__mock/scenarios/")
-        ) {
-          memory.forgetTokens();
-        } else if (path === "/__mock/reset" || /^\/__mock\/databases\/[^/]+\/reset$/.test(path)) {
-          memory.forgetObjects();
+        } else {
+          const change = controlChange(path);
+          if (change === "tokens") memory.forgetTokens();
+          else if (change === "objects") memory.forgetObjects();
         }
         return undefined;
       },
