@@ -135,6 +135,8 @@ describe("a browser app through bawa proxy", () => {
       'CUST-DATES body.CocDate: expected month/day/year, found "2011-03-14"',
     );
     expect(await rows.nth(1).textContent()).toContain("TOKEN-RESPONSE body.expires_in: expected 7200, found 3600");
+    // Only the requests are shown: no links to the mock's sections, which the proxy has not.
+    expect(await dashboard.locator("#sections").isHidden()).toBe(true);
     expect(await dashboard.locator("#requests-note").textContent()).toContain("2 answers broke a rule");
     expect(await dashboard.locator("#scenarios-section").isHidden()).toBe(true);
     expect(await dashboard.locator("h1").textContent()).toBe("bawa proxy");

@@ -385,6 +385,8 @@ function startProxyDashboard() {
   $("h1").textContent = "bawa proxy";
   $("#clock").textContent = `in front of ${target}`;
   $("#reset").hidden = true;
+  // One section is left: the links to the others would lead nowhere.
+  $("#sections").hidden = true;
   for (const section of document.querySelectorAll("main > section:not(#requests-section)")) section.hidden = true;
   pollRequests();
   setInterval(pollRequests, 1000);
