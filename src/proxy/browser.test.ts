@@ -119,6 +119,18 @@ describe("a browser app through bawa proxy", () => {
       ]),
     );
     expect(flow.flatMap((e) => e.violations ?? [])).toEqual([]);
+    // A data call names no client: the log shows the one its token was issued to.
+    const list = flow.find((e) => e.method === "GET" && e.path.endsWith("/CustomerInfoList"));
+    expect(list?.client).toBe(DEMO_APP.clientId);
+
+    // The dashboard says that it judged, and that nothing broke a rule.
+    const dashboard = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    dashboard.on("pageerror", (e) => errors.push(e.message));
+    await dashboard.goto(`${proxy.url}/__mock/`);
+    const note = dashboard.locator("#requests-note");
+    await expect.poll(() => note.textContent()).toMatch(/; \d+ answers judged, none broke a rule\)$/);
+    const listRow = dashboard.locator("#requests tbody tr", { hasText: /GET\s*\/v1\/api\/DEMO\/CustomerInfoList/ });
+    expect(await listRow.locator("td").nth(5).textContent()).toBe(DEMO_APP.clientId);
 
     // Planted drifts: expires_in 3600, ISO dates. The app can read the count; the dashboard shows what broke.
     mock.scenarios.set("expires-in-3600", true);
@@ -126,9 +138,6 @@ describe("a browser app through bawa proxy", () => {
     type App = { refresh(): Promise<unknown>; read(id: string): Promise<unknown> };
     expect(await page.evaluate(() => (window as unknown as App).refresh())).toEqual([200, "1", 3600]);
     expect(await page.evaluate(() => (window as unknown as App).read("1001"))).toEqual([200, "2"]);
-    const dashboard = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    dashboard.on("pageerror", (e) => errors.push(e.message));
-    await dashboard.goto(`${proxy.url}/__mock/`);
     const rows = dashboard.locator("#requests tbody tr.violated");
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.nth(0).textContent()).toContain(
@@ -137,7 +146,7 @@ describe("a browser app through bawa proxy", () => {
     expect(await rows.nth(1).textContent()).toContain("TOKEN-RESPONSE body.expires_in: expected 7200, found 3600");
     // Only the requests are shown: no links to the mock's sections, which the proxy has not.
     expect(await dashboard.locator("#sections").isHidden()).toBe(true);
-    expect(await dashboard.locator("#requests-note").textContent()).toContain("2 answers broke a rule");
+    expect(await note.textContent()).toMatch(/; \d+ answers judged, 2 broke a rule\)$/);
     expect(await dashboard.locator("#scenarios-section").isHidden()).toBe(true);
     expect(await dashboard.locator("h1").textContent()).toBe("bawa proxy");
     await dashboard.screenshot({ path: resolve(SHOTS, "dashboard-violations.png"), fullPage: true });

@@ -169,7 +169,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       : undefined;
 
   // The proxy's own pages and control calls are the mock's (its router, guard and dashboard).
-  const ownRoutes = [...dashboardRoutes({ proxyOf: shownTarget }), requestLogRoute(log)];
+  // Answers judged and answers that broke a rule, since the start: the dashboard's log keeps the
+  // last 500 entries, and a proxy that found nothing must say that it looked.
+  const tally = { judged: 0, violated: 0 };
+  const ownRoutes = [
+    ...dashboardRoutes({ proxyOf: shownTarget }),
+    requestLogRoute(log, () => ({ judged: tally.judged, violated: tally.violated })),
+  ];
   const own = createMock({
     contract: options.contract,
     tokens: { verify: () => ({ ok: false, description: "bawa proxy issues no tokens" }) },
@@ -592,7 +598,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         };
         let violations: Violation[] = [];
         try {
-          if (!notRead) violations = judge.judge(ex).map(redactViolation);
+          if (!notRead) {
+            violations = judge.judge(ex).map(redactViolation);
+            tally.judged++;
+            if (violations.length > 0) tally.violated++;
+          }
         } catch (err) {
           console.error(
             `bawa proxy: internal error judging ${ex.method} ${redact(ex.url)} (a bug of bawa; the answer was passed on):`,
@@ -639,7 +649,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           log.record(
             entry(req, status, now() - started, {
               route: place.operationId,
-              client: clientOf(ex),
+              client: clientOf(ex) ?? judge.clientOfToken(ex),
               database: op?.databaseParam ? place.params[op.databaseParam] : undefined,
               problem:
                 answer.phraseProblem && problem

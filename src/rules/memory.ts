@@ -35,6 +35,8 @@ export interface AccessTokenSeen {
   issuedAt: number;
   expiresIn: number;
   via: "code" | "refresh" | "implicit";
+  /** The client it was issued to (the token request's, or the authorization request's): shown in bawa proxy's log. */
+  clientId: string | undefined;
   /** The refresh token it came from, or came with (fingerprint). */
   lineage: string | undefined;
   /** The code it came from (fingerprint). */

@@ -392,14 +392,20 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
 }
 
 /** GET /__mock/requests (`?after=<id>`): the request log, for the dashboard and for tools (the mock's, bawa proxy's). */
-export function requestLogRoute(log: RequestLog): Route {
+/**
+ * GET /__mock/requests: the entries after an id. `totals` adds figures of everything answered
+ * since the start, not only of the entries kept (bawa proxy: how many answers it judged, how many
+ * broke a rule), so a page that saw none of the older entries still says what happened.
+ */
+export function requestLogRoute(log: RequestLog, totals?: () => Record<string, number>): Route {
   return {
     path: "/__mock/requests",
     local: true,
     methods: {
       GET: (req) => {
         const after = Number(req.query.get("after")?.[0] ?? 0);
-        return controlJson(200, { size: log.size, entries: log.since(Number.isFinite(after) ? after : 0) });
+        const entries = log.since(Number.isFinite(after) ? after : 0);
+        return controlJson(200, { size: log.size, entries, ...totals?.() });
       },
     },
   };

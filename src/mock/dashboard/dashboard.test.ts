@@ -80,6 +80,19 @@ describe("the dashboard in headless Chromium", () => {
     // Reset: scenarios off; a new token works; nothing marks the answers any more.
     await page.check('#faults input[name="field-missing"]');
     await expect.poll(() => page.locator("#active").textContent()).toContain("field-missing");
+    // It asks first: a dismissed question changes nothing, an accepted one resets.
+    const asked: string[] = [];
+    page.once("dialog", (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.click("#reset");
+    expect(asked).toEqual([
+      "Reset everything? Objects, applications, scenarios and the clock back to the start; issued tokens stay valid.",
+    ]);
+    expect(await page.isChecked('#faults input[name="field-missing"]')).toBe(true);
+    expect((await (await fetch(`${server.url}/__mock/scenarios`)).json()).active).toBe("field-missing");
+    page.once("dialog", (d) => void d.accept());
     await page.click("#reset");
     await expect.poll(() => page.locator("#active").isHidden()).toBe(true);
     expect(await page.isChecked('#faults input[name="field-missing"]')).toBe(false);

@@ -23,12 +23,16 @@ export interface BearerCall extends Judged {
   lineage: RefreshTokenSeen | undefined;
 }
 
+/** An Authorization header's scheme name as sent, when it is Bearer, and its token. */
+export function bearerParts(authorization: string | undefined): { scheme?: string; token?: string } {
+  const m = /^(\S+) +(\S+)\s*$/.exec(authorization ?? "");
+  return m && m[1]!.toLowerCase() === "bearer" ? { scheme: m[1]!, token: m[2]! } : {};
+}
+
 /** Reads the bearer side of a data call. */
 export function bearerOf(j: Judged, db: string): BearerCall {
   const authorization = j.ex.requestHeaders.authorization;
-  const m = /^(\S+) +(\S+)\s*$/.exec(authorization ?? "");
-  const scheme = m && m[1]!.toLowerCase() === "bearer" ? m[1]! : undefined;
-  const bearerToken = scheme ? m![2]! : undefined;
+  const { scheme, token: bearerToken } = bearerParts(authorization);
   const token = bearerToken ? j.memory.access.get(fingerprint(bearerToken)) : undefined;
   // The Judged it extends is spread last (see Judged, step.ts).
   return {

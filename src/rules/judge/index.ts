@@ -6,13 +6,23 @@
 // Violations name the suite's requirement ids (conformance/requirements.yaml).
 import { type CompiledContract, type Problem, SchemaSet, specView } from "../../contract/index.ts";
 import { bindProperties } from "../binding.ts";
-import { basicCredentials, type Exchange, formOf, jsonOf, mediaType, queryOf, type Violation } from "../exchange.ts";
+import {
+  basicCredentials,
+  type Exchange,
+  fingerprint,
+  formOf,
+  jsonOf,
+  mediaType,
+  queryOf,
+  type Violation,
+} from "../exchange.ts";
 import { REQUIREMENT_KINDS, type RequirementId } from "../generated/requirements.ts";
 import { Memory } from "../memory.ts";
 import { CHANGES_HEADER, CLOCK_HEADER, controlChange, readChangesHeader, readClockHeader } from "../mock-state.ts";
 import { oauthFacts } from "../oauth.ts";
 import { type Place, Places } from "../places.ts";
 import { AUTHORIZE } from "./authorize.ts";
+import { bearerParts } from "./bearer.ts";
 import { DATA, NO_DATABASE, READ_ONLY_PATHS } from "./data.ts";
 import { PAGES, RESULTS } from "./redirects.ts";
 import { type Group, group, isObject, type Judged, violation } from "./step.ts";
@@ -172,6 +182,15 @@ export class Judge {
       this.#placed.set(ex, place);
     }
     return place;
+  }
+
+  /**
+   * The client a request's bearer token was issued to, when the judge saw it issued (a data call
+   * names no client of its own; bawa proxy's log shows this one).
+   */
+  clientOfToken(ex: Exchange): string | undefined {
+    const { token } = bearerParts(ex.requestHeaders.authorization);
+    return token ? this.memory.access.get(fingerprint(token))?.clientId : undefined;
   }
 
   /** The violations one exchange shows, given what came before it. */

@@ -196,6 +196,56 @@ describe("the judge", () => {
   });
 });
 
+describe("the client a data call's token was issued to", () => {
+  const scope = "http://A.B.API/Web/WebApi/*";
+  const tokenAnswer = (access: string) => ({
+    headers: { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" },
+    body: { access_token: access, token_type: "bearer", expires_in: 7200, refresh_token: `r-${access}`, scope },
+  });
+  const readWith = (token: string) => exchange({ requestHeaders: { authorization: `bearer ${token}` } });
+
+  it("is the token request's client (code flow), or the authorization's (implicit flow); unknown otherwise", () => {
+    const judge = new Judge(contract);
+    const code = "a-code-of-128-bits-AAAAAAAAAAAAAAAAAAAAAAAA";
+    const access = "an-access-token-of-128-bits-BBBBBBBBBBBBBBBBBBBB";
+    judge.judge(
+      exchange({
+        method: "POST",
+        url: "/v1/OAuth/Token",
+        requestHeaders: { "content-type": "application/x-www-form-urlencoded" },
+        requestBody: `grant_type=authorization_code&code=${code}&client_id=code-client&client_secret=s&redirect_uri=http%3A%2F%2Flocalhost%2Fcb`,
+        ...tokenAnswer(access),
+      }),
+    );
+    expect(judge.clientOfToken(readWith(access))).toBe("code-client");
+
+    const implicit = "an-implicit-token-of-128-bits-CCCCCCCCCCCCCCCCCC";
+    judge.judge(
+      exchange({
+        url: `/v1/OAuth/Authorize?client_id=implicit-client&redirect_uri=${encodeURIComponent("http://localhost/app")}&response_type=token&scope=${encodeURIComponent(scope)}&state=s1`,
+        requestHeaders: {},
+        status: 302,
+        headers: { location: "/v1/OAuth/Login?returnUrl=x" },
+      }),
+    );
+    judge.judge(
+      exchange({
+        method: "POST",
+        url: "/v1/OAuth/Permission",
+        requestHeaders: { "content-type": "application/x-www-form-urlencoded" },
+        requestBody: "decision=allow",
+        status: 303,
+        headers: {
+          location: `http://localhost/app#access_token=${implicit}&token_type=bearer&expires_in=7200&scope=${encodeURIComponent(scope)}&state=s1`,
+        },
+      }),
+    );
+    expect(judge.clientOfToken(readWith(implicit))).toBe("implicit-client");
+    expect(judge.clientOfToken(readWith("a-token-the-judge-never-saw-issued"))).toBeUndefined();
+    expect(judge.clientOfToken(exchange({ requestHeaders: { authorization: "Basic Y2xpZW50OnM=" } }))).toBeUndefined();
+  });
+});
+
 describe("a resource the description does not show", () => {
   // Supplier, copied from Customer: its contract requires Name, as the customer's does.
   const dir = mkdtempSync(join(tmpdir(), "bawa-judge-supplier-"));

@@ -224,7 +224,7 @@ const RESULT_STEPS: ReadonlyArray<Step<Result>> = [
   {
     name: "an implicit token can carry 128 bits and is new; remember it",
     reports: ["OAUTH-TOKEN-ENTROPY"],
-    run: ({ error, tokenFlow, params, memory, now, facts }) => {
+    run: ({ error, tokenFlow, params, memory, now, facts, auth }) => {
       const token = !error && tokenFlow ? params.get("access_token") : null;
       if (!token) return [];
       const fp = fingerprint(token);
@@ -233,6 +233,7 @@ const RESULT_STEPS: ReadonlyArray<Step<Result>> = [
         issuedAt: now,
         expiresIn: Number(params.get("expires_in")) || facts.tokenSeconds,
         via: "implicit",
+        clientId: auth.clientId,
         lineage: undefined,
         code: undefined,
         answered: undefined,

@@ -298,6 +298,7 @@ const STEPS: ReadonlyArray<Step<TokenRequest>> = [
           issuedAt: now,
           expiresIn,
           via: grant === "refresh_token" ? "refresh" : "code",
+          clientId,
           lineage,
           code: code && form.code ? fingerprint(form.code) : undefined,
           answered: undefined,

@@ -315,15 +315,22 @@ function timeCell(e) {
   );
 }
 
+/** bawa proxy's figures since it started (the mock's log has none): what it judged, what broke a rule. */
+function judgement(judged, broke) {
+  if (judged === undefined) return "";
+  const answers = (n) => `${n.toLocaleString("en")} ${n === 1 ? "answer" : "answers"}`;
+  if (judged === 0) return "; no answer judged yet";
+  if (broke === 0) return `; ${answers(judged)} judged, none broke a rule`;
+  return `; ${answers(judged)} judged, ${broke.toLocaleString("en")} broke a rule`;
+}
+
 let lastRequest = 0;
-let violated = 0;
 async function pollRequests() {
   try {
-    const { size, entries } = await call("GET", `/__mock/requests?after=${lastRequest}`);
+    const { size, entries, judged, violated: broke } = await call("GET", `/__mock/requests?after=${lastRequest}`);
     const body = $("#requests tbody");
     for (const e of entries) {
       lastRequest = e.id;
-      if (e.violations?.length) violated++;
       const notes = [e.problem, e.ignored?.length ? `ignored: ${e.ignored.join(", ")}` : ""]
         .filter(Boolean)
         .join(" · ");
@@ -350,8 +357,7 @@ async function pollRequests() {
       );
     }
     while (body.rows.length > 200) body.deleteRow(-1);
-    $("#requests-note").textContent =
-      `(the last ${size} are kept${violated ? `; ${violated} ${violated === 1 ? "answer" : "answers"} broke a rule` : ""})`;
+    $("#requests-note").textContent = `(the last ${size} are kept${judgement(judged, broke)})`;
   } catch {
     // The mock may be restarting; the next poll tries again.
   }
@@ -397,7 +403,12 @@ document.addEventListener("DOMContentLoaded", () => {
     startProxyDashboard();
     return;
   }
-  $("#reset").addEventListener("click", () => change("everything is back to the start", "POST", "/__mock/reset", {}));
+  // One click would end every object a frontend team made in a day's work: it asks first.
+  $("#reset").addEventListener("click", () => {
+    const what = $("#reset").title;
+    if (!window.confirm(`Reset everything? ${what.charAt(0).toUpperCase()}${what.slice(1)}.`)) return;
+    change("everything is back to the start", "POST", "/__mock/reset", {});
+  });
   for (const button of document.querySelectorAll("[data-advance]")) {
     button.addEventListener("click", () =>
       change(`the clock moved ${button.dataset.advance} s`, "POST", "/__mock/clock", {
