@@ -405,3 +405,65 @@ describe("stopping", () => {
     expect(counted).toBe(1);
   });
 });
+
+describe("what the proxy's request log says it judged (GET /__mock/requests)", () => {
+  const totals = async (p: RunningProxy) => {
+    const { judged, violated } = (await (await fetch(`${p.url}/__mock/requests?after=1000000`)).json()) as {
+      judged: number;
+      violated: number;
+    };
+    return { judged, violated };
+  };
+
+  it("counts an answer of the API read whole; not a page outside it, not one passed on unread", async () => {
+    const counting = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: contractInUse() });
+    const small = await startProxy({
+      target: base,
+      host: "127.0.0.1",
+      port: 0,
+      contract: contractInUse(),
+      judgeLimitBytes: 30,
+    });
+    try {
+      // A customer (read whole; it lacks fields, so it broke a rule) and an unknown data path (ERR-1-PATH
+      // is judged on it) count; a favicon of no rule does not.
+      for (const path of ["/v1/api/DEMO/Customer/1002", "/v1/api/DEMO/Nothing/1", "/favicon.ico"])
+        await (await fetch(`${counting.url}${path}`)).arrayBuffer();
+      expect(await totals(counting)).toEqual({ judged: 2, violated: 1 });
+      // The same customer over the judge's limit is passed on unjudged: no answer judged.
+      await (await fetch(`${small.url}/v1/api/DEMO/Customer/1002`)).arrayBuffer();
+      expect(small.log.since(0).at(-1)?.problem).toBe("the answer is larger than 30 bytes: passed on unjudged");
+      expect((await totals(small)).judged).toBe(0);
+    } finally {
+      await counting.close();
+      await small.close();
+    }
+  });
+
+  it("an exchange the judge broke on is not counted, and its log entry says it was not judged", async () => {
+    const broken = await startProxy({ target: base, host: "127.0.0.1", port: 0, contract: contractInUse() });
+    const judge = broken.judge.judge.bind(broken.judge);
+    broken.judge.judge = () => {
+      throw new Error("a bug planted by the test");
+    };
+    const errors: unknown[] = [];
+    const error = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const res = await fetch(`${broken.url}/v1/api/DEMO/Customer/1002`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(CUSTOMER);
+      expect(broken.log.since(0).at(-1)?.problem).toBe(
+        "not judged: an internal error of bawa (the proxy's output shows it)",
+      );
+      expect(errors).toHaveLength(1);
+      expect(await totals(broken)).toEqual({ judged: 0, violated: 0 });
+      broken.judge.judge = judge;
+      await (await fetch(`${broken.url}/v1/api/DEMO/Customer/1002`)).arrayBuffer();
+      expect((await totals(broken)).judged).toBe(1);
+    } finally {
+      console.error = error;
+      await broken.close();
+    }
+  });
+});

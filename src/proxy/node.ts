@@ -169,8 +169,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       : undefined;
 
   // The proxy's own pages and control calls are the mock's (its router, guard and dashboard).
-  // Answers judged and answers that broke a rule, since the start: the dashboard's log keeps the
-  // last 500 entries, and a proxy that found nothing must say that it looked.
+  // Answers judged whole and answers that broke a rule, since the start: the dashboard's log keeps
+  // the last 500 entries, and a proxy that found nothing must say that it looked. (The report's
+  // own counts take every exchange, read or not: its `exchanges` is what the proxy passed on.)
   const tally = { judged: 0, violated: 0 };
   const ownRoutes = [
     ...dashboardRoutes({ proxyOf: shownTarget }),
@@ -597,13 +598,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           at: now(),
         };
         let violations: Violation[] = [];
+        let broke = false;
         try {
           if (!notRead) {
             violations = judge.judge(ex).map(redactViolation);
-            tally.judged++;
+            // Judged whole: its body read, and an address of the API (a favicon or a page the
+            // contract does not have is read for no rule). One judged on its headers alone may
+            // still break a rule.
+            const place = judge.placeOf(ex);
+            if (!passing && !over && (place.template !== undefined || place.endpoint === "data")) tally.judged++;
             if (violations.length > 0) tally.violated++;
           }
         } catch (err) {
+          broke = true;
           console.error(
             `bawa proxy: internal error judging ${ex.method} ${redact(ex.url)} (a bug of bawa; the answer was passed on):`,
             err,
@@ -645,7 +652,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
               ? `the answer is larger than ${judgeLimit} bytes: passed on unjudged`
               : over
                 ? `the answer decompresses to more than ${judgeLimit} bytes: passed on as it came, its body not read`
-                : (requestProblem(ex) ?? refusalOf(ex));
+                : broke
+                  ? "not judged: an internal error of bawa (the proxy's output shows it)"
+                  : (requestProblem(ex) ?? refusalOf(ex));
           log.record(
             entry(req, status, now() - started, {
               route: place.operationId,

@@ -391,9 +391,9 @@ export function controlRoutes({ registry, tokens, scenarios, log, reset, sweep, 
   ];
 }
 
-/** GET /__mock/requests (`?after=<id>`): the request log, for the dashboard and for tools (the mock's, bawa proxy's). */
 /**
- * GET /__mock/requests: the entries after an id. `totals` adds figures of everything answered
+ * GET /__mock/requests (`?after=<id>`): the request log after that id, for the dashboard and for
+ * tools (the mock's, bawa proxy's). `totals` adds figures of everything answered
  * since the start, not only of the entries kept (bawa proxy: how many answers it judged, how many
  * broke a rule), so a page that saw none of the older entries still says what happened.
  */

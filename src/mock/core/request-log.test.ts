@@ -25,10 +25,17 @@ describe("the request log", () => {
 
   it("cuts long texts and keeps absent fields out of its JSON", () => {
     const log = new RequestLog();
-    log.record({ ...entry(`/${"x".repeat(400)}`), problem: "p".repeat(400), ignored: ["a", "b"] });
+    const long = (c: string) => c.repeat(2_000_000);
+    log.record({
+      ...entry(`/${"x".repeat(400)}`),
+      problem: "p".repeat(400),
+      ignored: ["a", "b"],
+      client: long("c"),
+      user: long("u"),
+      database: long("d"),
+    });
     const [e] = log.since();
-    expect(e!.path).toHaveLength(303);
-    expect(e!.problem).toHaveLength(303);
+    for (const text of [e!.path, e!.problem, e!.client, e!.user, e!.database]) expect(text).toHaveLength(303);
     expect(e!.ignored).toEqual(["a", "b"]);
     expect(Object.keys(JSON.parse(JSON.stringify(e)))).not.toContain("route");
   });

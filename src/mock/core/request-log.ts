@@ -69,9 +69,10 @@ export class RequestLog {
       ms: entry.ms,
       route: entry.route,
       code: entry.code,
-      client: entry.client,
-      user: entry.user,
-      database: entry.database,
+      // What a client sent (a client id of two million characters is answered 413, and logged).
+      client: cut(entry.client),
+      user: cut(entry.user),
+      database: cut(entry.database),
       resource: entry.resource,
       problem: cut(entry.problem),
       ignored: entry.ignored?.length ? entry.ignored.slice(0, 20).map((i) => cut(i)!) : undefined,
