@@ -131,6 +131,9 @@ describe("a browser app through bawa proxy", () => {
     await expect.poll(() => note.textContent()).toMatch(/; \d+ answers judged, none broke a rule\)$/);
     const listRow = dashboard.locator("#requests tbody tr", { hasText: /GET\s*\/v1\/api\/DEMO\/CustomerInfoList/ });
     expect(await listRow.locator("td").nth(5).textContent()).toBe(DEMO_APP.clientId);
+    // No user column: a proxy ties no login to a token.
+    expect(await dashboard.locator("#requests th.user").isHidden()).toBe(true);
+    expect(await listRow.locator("td.user").isHidden()).toBe(true);
 
     // Planted drifts: expires_in 3600, ISO dates. The app can read the count; the dashboard shows what broke.
     mock.scenarios.set("expires-in-3600", true);

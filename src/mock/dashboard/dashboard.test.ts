@@ -60,6 +60,7 @@ describe("the dashboard in headless Chromium", () => {
     const row = logRow(page, "/v1/api/DEMO/Customer/1002");
     await expect.poll(() => row.locator("td.status").textContent()).toBe("401");
     expect(await row.textContent()).toContain(DEMO_APP.clientId);
+    expect(await row.locator("td.user").isVisible()).toBe(true);
     await page.screenshot({ path: resolve(SHOTS, "dashboard-fault.jpg"), fullPage: true, quality: 80 });
     await page.uncheck('#faults input[name="valid-tokens-refused"]');
     await expect.poll(async () => (await api()).status).toBe(200);

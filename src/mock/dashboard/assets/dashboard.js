@@ -344,7 +344,7 @@ async function pollRequests() {
           el("td", { className: "status" }, String(e.status)),
           el("td", {}, String(e.ms)),
           el("td", {}, e.client ?? ""),
-          el("td", {}, e.user ?? ""),
+          el("td", { className: "user" }, e.user ?? ""),
           el("td", {}, e.database ?? ""),
           el(
             "td",
@@ -393,6 +393,8 @@ function startProxyDashboard() {
   $("#reset").hidden = true;
   // One section is left: the links to the others would lead nowhere.
   $("#sections").hidden = true;
+  // A proxy sees no login it could tie to a token: its user column would stay empty.
+  document.body.classList.add("proxy");
   for (const section of document.querySelectorAll("main > section:not(#requests-section)")) section.hidden = true;
   pollRequests();
   setInterval(pollRequests, 1000);
