@@ -3,8 +3,6 @@
 // `npm ci` and `npm pack` run through `prepare`).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import module from "node:module";
-import { homedir } from "node:os";
-import { join } from "node:path";
 
 const entry = new URL("../dist/src/cli/bawa.js", import.meta.url);
 if (!existsSync(entry)) {
@@ -47,23 +45,24 @@ function staleBuild() {
  * On Node.js 22.8 and later, the code V8 compiled for each module is kept on disk and read back at
  * the next start (Node's own compile cache): the suite's runner and each of its workers load
  * Playwright's bundles, whose compile is a tenth or more of a short run's CPU (decision 0040). The
- * folder is the user's own (`~/.cache/bawa/node-compile-cache`, or under XDG_CACHE_HOME), never
- * Node's default in the shared temporary folder, where another user of the machine could plant
- * code for it to run; NODE_COMPILE_CACHE names another. It is passed on in the environment, so the
+ * folder is in bawa's cache folder of the user's own (`~/.cache/bawa`; src/user-cache.ts, which
+ * uses it only when no one else may write to it), never Node's default in the shared temporary
+ * folder, where another user of the machine could plant code for it to run; NODE_COMPILE_CACHE
+ * names another, BAWA_CACHE_DIR=off keeps nothing. It is passed on in the environment, so the
  * processes this one starts use it too. Node.js 20 has no such cache: nothing happens there.
  * NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  */
-function compileCache() {
+async function compileCache() {
   if (!module.enableCompileCache) return;
   try {
-    const cache = module.enableCompileCache(
-      process.env.NODE_COMPILE_CACHE ??
-        join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "bawa", "node-compile-cache"),
-    );
+    const { kindFolder } = await import(new URL("../dist/src/user-cache.js", import.meta.url).href);
+    const folder = process.env.NODE_COMPILE_CACHE ?? kindFolder("node-compile-cache", true);
+    if (folder === undefined) return;
+    const cache = module.enableCompileCache(folder);
     if (cache?.directory && process.env.NODE_COMPILE_CACHE === undefined)
       process.env.NODE_COMPILE_CACHE = cache.directory;
   } catch {
-    // No home folder to keep it in: the modules compile as they always did.
+    // No folder to keep it in: the modules compile as they always did.
   }
 }
 // Output piped into `head` and closed early is not an error of ours.
@@ -71,6 +70,6 @@ process.stdout.on("error", (err) => {
   if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw err;
 });
-compileCache();
+await compileCache();
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -10,6 +10,7 @@ import type { Ajv2020, CodeKeywordDefinition, ErrorObject, KeywordCxt, ValidateF
 import { _, str } from "ajv/dist/compile/codegen/index.js";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { CONTRACT_PATH, PROJECT_ROOT } from "../paths.ts";
+import { readCached, userCacheDir, writeCached } from "../user-cache.ts";
 import { parseYaml } from "../yaml-file.ts";
 import { ContractError, checkContract, MAX_CONTRACT_BYTES } from "./bounds.ts";
 import { linearPattern, linearRegExp } from "./patterns.ts";
@@ -365,27 +366,56 @@ export class SchemaSet {
     return `#/components/schemas/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
   }
 
-  /** The build's code of these schemas' validators, loaded once; null when there is none. */
+  /**
+   * The code of these schemas' validators, loaded once: the build's (the project's contract), else
+   * the user's cache folder's (user-cache.ts: a team's contract, made at its first use on this
+   * machine); null when neither can be had, and each is compiled by Ajv on first use.
+   */
   get #keptValidators(): Validators | null {
     if (this.#kept !== undefined) return this.#kept;
     this.#kept = null;
-    let code: string;
+    const name = `${this.#key}.js`;
+    let code: string | undefined;
     try {
       code = readFileSync(this.keptCodePath(), "utf8");
     } catch {
-      return null; // Not built, or not these schemas: compiled by Ajv on first use.
+      code = readCached("validators", name)?.toString("utf8"); // Not built, or not these schemas.
     }
+    if (code !== undefined) {
+      try {
+        this.#kept = loadValidatorCode(code);
+        return this.#kept;
+      } catch {
+        // Made by other code than this (a name it reads is gone), or cut short: made again below.
+      }
+    }
+    if (!userCacheDir()) return null;
     try {
+      // Every schema at once, kept for the next process: the mock compiles a team's contract
+      // whole before it listens anyway, and a worker of the suite then loads instead of compiling.
+      code = this.standaloneCode();
       this.#kept = loadValidatorCode(code);
+      writeCached("validators", name, code);
     } catch {
-      // Made by other code than this (a name it reads is gone): compiled instead.
+      // A schema Ajv refuses: compiled one by one on first use, where the refusal names it.
+      this.#kept = null;
     }
     return this.#kept;
   }
 
-  /** Whether the validators are the build's code (true) or Ajv's compile of them now (false). */
+  /**
+   * Whether the validators are kept code (the build's, or the user's cache folder's, made now when
+   * missing) or are compiled by Ajv one by one on first use (false: a schema Ajv refuses, no cache).
+   */
   get kept(): boolean {
     return this.#keptValidators !== null;
+  }
+
+  /** Ajv's compile of a named schema now, never kept code (what the tests hold kept code to). */
+  compiledNow(name: string): ValidateFunction {
+    const fn = this.#validators.getSchema(`${this.#id}${this.#ref(name)}`);
+    if (!fn) throw new ContractError(this.#ref(name), "does not compile");
+    return fn;
   }
 
   /**
@@ -414,7 +444,14 @@ export class SchemaSet {
 
   /** Where this set's validators are kept by the build (whether or not they are). */
   keptCodePath(): string {
-    return resolve(VALIDATOR_CACHE_DIR, `${validatorKey(this.doc.components.schemas, this.options)}.js`);
+    return resolve(VALIDATOR_CACHE_DIR, `${this.#key}.js`);
+  }
+
+  #keyOf: string | undefined;
+  /** validatorKey() of these schemas and options: the name of their kept code, wherever it is kept. */
+  get #key(): string {
+    this.#keyOf ??= validatorKey(this.doc.components.schemas, this.options);
+    return this.#keyOf;
   }
 
   /** The compiled validator of a named schema; throws when the name is unknown. */
