@@ -42,27 +42,29 @@ function staleBuild() {
   }
 }
 /**
- * On Node.js 22.8 and later, the code V8 compiled for each module is kept on disk and read back at
- * the next start (Node's own compile cache): the suite's runner and each of its workers load
- * Playwright's bundles, whose compile is a tenth or more of a short run's CPU (decision 0040). The
- * folder is in bawa's cache folder of the user's own (`~/.cache/bawa`; src/user-cache.ts, which
- * uses it only when no one else may write to it), never Node's default in the shared temporary
- * folder, where another user of the machine could plant code for it to run; NODE_COMPILE_CACHE
- * names another, BAWA_CACHE_DIR=off keeps nothing. It is passed on in the environment, so the
- * processes this one starts use it too. Node.js 20 has no such cache: nothing happens there.
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+ * bawa's cache folder (src/user-cache.ts, decision 0041) is resolved once, here, and passed on as
+ * an absolute BAWA_CACHE_DIR: the suite's runner and workers start in the package's folder, where
+ * a relative one would name another. On Node.js 22.8 and later, Node's own compile cache is kept
+ * in it too: the code V8 compiled for each module is read back at the next start, and the suite's
+ * runner and each worker load Playwright's bundles, whose compile is a tenth or more of a short
+ * run's CPU (decision 0040). Never Node's default folder in the shared temporary one, where
+ * another user could plant code for it to run: user-cache.ts gives a folder only when no other
+ * user can write to it or above it. NODE_COMPILE_CACHE names another, BAWA_CACHE_DIR=off keeps
+ * nothing, NODE_DISABLE_COMPILE_CACHE=1 turns Node's off. It is passed on in the environment, so
+ * the processes this one starts use it too. Node.js 20 has no compile cache.
  */
-async function compileCache() {
-  if (!module.enableCompileCache) return;
+async function caches() {
   try {
-    const { kindFolder } = await import(new URL("../dist/src/user-cache.js", import.meta.url).href);
+    const { userCacheDir, kindFolder } = await import(new URL("../dist/src/user-cache.js", import.meta.url).href);
+    process.env.BAWA_CACHE_DIR = userCacheDir() ?? "off";
+    if (!module.enableCompileCache) return;
     const folder = process.env.NODE_COMPILE_CACHE ?? kindFolder("node-compile-cache", true);
     if (folder === undefined) return;
     const cache = module.enableCompileCache(folder);
     if (cache?.directory && process.env.NODE_COMPILE_CACHE === undefined)
       process.env.NODE_COMPILE_CACHE = cache.directory;
   } catch {
-    // No folder to keep it in: the modules compile as they always did.
+    // No folder to keep them in: everything is parsed and compiled as it always was.
   }
 }
 // Output piped into `head` and closed early is not an error of ours.
@@ -70,6 +72,6 @@ process.stdout.on("error", (err) => {
   if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw err;
 });
-await compileCache();
+await caches();
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

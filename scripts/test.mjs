@@ -15,8 +15,8 @@
 //
 // --serial runs the stages one after the other (a tight machine, a clear log).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -74,6 +74,14 @@ const coresAtStart = cpus();
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const PATH = [join(root, "node_modules", ".bin"), process.env.PATH].filter(Boolean).join(delimiter);
+// The run's own cache folder (src/user-cache.ts, decision 0041), gone after it: the tests' many
+// contracts would push the one a team works with out of the user's, and a run starts from none,
+// as a fresh machine does. A folder the caller named is used as named.
+const ownCache = process.env.BAWA_CACHE_DIR === undefined ? mkdtempSync(join(tmpdir(), "bawa-test-cache-")) : undefined;
+if (ownCache) process.env.BAWA_CACHE_DIR = ownCache;
+process.on("exit", () => {
+  if (ownCache) rmSync(ownCache, { recursive: true, force: true });
+});
 
 for (const name of known) {
   if (typeof scripts[name] !== "string") {

@@ -5,19 +5,30 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { validatorKey } from "./contract/index.ts";
 import { PROJECT_ROOT } from "./paths.ts";
-import { CACHE_DIR_ENV, KEPT_BYTES, KEPT_ENTRIES, readCached, userCacheDir, writeCached } from "./user-cache.ts";
+import {
+  CACHE_DIR_ENV,
+  KEPT_BYTES,
+  KEPT_ENTRIES,
+  KEPT_ENTRY_BYTES,
+  readCached,
+  userCacheDir,
+  writeCached,
+} from "./user-cache.ts";
 import { KEPT_YAML_BYTES, parseYaml } from "./yaml-file.ts";
 
 const work = mkdtempSync(join(tmpdir(), "bawa-user-cache-"));
@@ -41,6 +52,8 @@ describe("the user's cache folder", () => {
     expect(userCacheDir({ BAWA_CACHE_DIR: "off" })).toBeUndefined();
     expect(userCacheDir({ BAWA_CACHE_DIR: "" })).toBeUndefined();
     expect(userCacheDir({ XDG_CACHE_HOME: "/xdg" })).toBe("/xdg/bawa");
+    // A relative one is ignored, as XDG says: each process would read it from its own folder.
+    expect(userCacheDir({ XDG_CACHE_HOME: "rel" })).toBe(join(homedir(), ".cache", "bawa"));
     expect(userCacheDir({})).toBe(join(homedir(), ".cache", "bawa"));
   });
 
@@ -61,36 +74,72 @@ describe("the user's cache folder", () => {
       expect(names.some((n) => n.endsWith(".partial"))).toBe(false);
       expect(readCached("yaml", "newest")?.toString()).toBe("the newest");
       expect(readCached("yaml", "e0")).toBeUndefined();
-      // What they weigh together is bounded too: a large entry leaves room for none older.
-      writeCached("yaml", "large", Buffer.alloc(KEPT_BYTES - 5));
-      expect(readdirSync(join(dir, "yaml")).sort()).toEqual(["large"]);
+      // No entry over KEPT_ENTRY_BYTES is kept, and what they weigh together is bounded too.
+      writeCached("yaml", "too-large", Buffer.alloc(KEPT_ENTRY_BYTES + 1));
+      expect(readdirSync(join(dir, "yaml"))).not.toContain("too-large");
+      const past = new Date(Date.now() - 3_600_000);
+      for (const name of readdirSync(join(dir, "yaml"))) utimesSync(join(dir, "yaml", name), past, past);
+      for (let i = 0; i < KEPT_BYTES / KEPT_ENTRY_BYTES; i++)
+        writeCached("yaml", `large${i}`, Buffer.alloc(KEPT_ENTRY_BYTES));
+      expect(readdirSync(join(dir, "yaml")).sort()).toEqual(["large0", "large1", "large2", "large3"]);
     });
   });
 
-  it.runIf(process.getuid?.() !== undefined)("reads nothing from a folder others may write to", () => {
-    const dir = join(work, "shared");
+  it.runIf(process.getuid?.() !== undefined)(
+    "empties and closes a folder of the user's that others may write to",
+    () => {
+      const dir = join(work, "loose");
+      withCacheDir(dir, () => {
+        writeCached("validators", "code.js", "exports.x = 1;");
+        expect(readCached("validators", "code.js")?.toString()).toBe("exports.x = 1;");
+        // Made under a loose umask, say, or by an earlier version: what others put there goes.
+        chmodSync(join(dir, "validators"), 0o777);
+        expect(readCached("validators", "code.js")).toBeUndefined();
+        expect(statSync(join(dir, "validators")).mode & 0o777).toBe(0o700);
+        expect(readdirSync(join(dir, "validators"))).toEqual([]);
+        writeCached("validators", "code.js", "exports.x = 2;");
+        chmodSync(dir, 0o775);
+        expect(readCached("validators", "code.js")).toBeUndefined();
+        expect(readdirSync(dir)).toEqual([]);
+      });
+    },
+  );
+
+  it.runIf(process.getuid?.() !== undefined)("reads no entry another name links to, and none that is empty", () => {
+    const dir = join(work, "links");
     withCacheDir(dir, () => {
       writeCached("validators", "code.js", "exports.x = 1;");
-      expect(readCached("validators", "code.js")?.toString()).toBe("exports.x = 1;");
-      chmodSync(join(dir, "validators"), 0o777);
+      linkSync(join(dir, "validators", "code.js"), join(work, "a-second-name.js"));
       expect(readCached("validators", "code.js")).toBeUndefined();
-      writeCached("validators", "more.js", "planted");
-      expect(readdirSync(join(dir, "validators"))).toEqual(["code.js"]);
-      chmodSync(join(dir, "validators"), 0o700);
-      chmodSync(dir, 0o775);
-      expect(readCached("validators", "code.js")).toBeUndefined();
-      chmodSync(dir, 0o700);
-      expect(readCached("validators", "code.js")?.toString()).toBe("exports.x = 1;");
+      writeFileSync(join(dir, "validators", "empty.js"), "", { mode: 0o600 });
+      expect(readCached("validators", "empty.js")).toBeUndefined();
     });
   });
 
-  // Only root can give a folder to another user: the check of the owner runs where the tests run as root (CI).
-  it.runIf(process.getuid?.() === 0)("reads nothing from a folder of another user's", () => {
+  it.runIf(process.getuid?.() !== undefined)("makes nothing under a folder others may write to (not sticky)", () => {
+    const open = join(work, "open");
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    withCacheDir(join(open, "cache"), () => {
+      writeCached("validators", "code.js", "exports.x = 1;");
+      expect(readCached("validators", "code.js")).toBeUndefined();
+    });
+    expect(readdirSync(open)).toEqual([]);
+  });
+
+  // Only root can give a folder or a file to another user: these run where the tests run as root (CI).
+  it.runIf(process.getuid?.() === 0)("reads nothing from a folder or a file of another user's", () => {
     const dir = join(work, "theirs");
     withCacheDir(dir, () => {
       writeCached("validators", "code.js", "exports.x = 1;");
+      writeCached("validators", "other.js", "exports.x = 2;");
+      chownSync(join(dir, "validators", "other.js"), 65534, 65534);
+      expect(readCached("validators", "other.js")).toBeUndefined();
+      expect(readCached("validators", "code.js")?.toString()).toBe("exports.x = 1;");
       chownSync(join(dir, "validators"), 65534, 65534);
       expect(readCached("validators", "code.js")).toBeUndefined();
+      // Left as it is: not the user's to empty.
+      expect(readdirSync(join(dir, "validators")).sort()).toEqual(["code.js", "other.js"]);
     });
   });
 
@@ -111,6 +160,11 @@ describe("the user's cache folder", () => {
 });
 
 describe("a team's contract through the user's cache folder", () => {
+  it("keys schemas with a number JSON can not write apart from the same schemas with null", () => {
+    const key = (maximum: number | null) => validatorKey({ A: { type: "number", maximum } as never }, {});
+    expect(new Set([key(Number.POSITIVE_INFINITY), key(Number.NaN), key(null), key(1)]).size).toBe(4);
+  });
+
   it("is parsed and compiled by the first process; the next loads neither the yaml package nor Ajv's compiler", () => {
     // The project's contract with one schema changed: neither the build's parse nor its validators fit it.
     const contract = join(work, "team.yaml");
@@ -142,6 +196,11 @@ describe("a team's contract through the user's cache folder", () => {
     expect(run(dir)).toEqual({ kept: [true, true], yaml: true, compiler: true, refused: true });
     expect(readdirSync(join(dir, "yaml"))).toHaveLength(1);
     expect(readdirSync(join(dir, "validators"))).toHaveLength(2);
+    expect(run(dir)).toEqual({ kept: [true, true], yaml: false, compiler: false, refused: true });
+    // An entry that is not every schema's code (cut short, emptied) is made again, not taken.
+    for (const entry of readdirSync(join(dir, "validators")))
+      writeFileSync(join(dir, "validators", entry), "exports.Customer = () => true;");
+    expect(run(dir)).toEqual({ kept: [true, true], yaml: false, compiler: true, refused: true });
     expect(run(dir)).toEqual({ kept: [true, true], yaml: false, compiler: false, refused: true });
     expect(run("off")).toEqual({ kept: [false, false], yaml: true, compiler: true, refused: true });
   });

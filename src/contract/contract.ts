@@ -10,7 +10,7 @@ import type { Ajv2020, CodeKeywordDefinition, ErrorObject, KeywordCxt, ValidateF
 import { _, str } from "ajv/dist/compile/codegen/index.js";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { CONTRACT_PATH, PROJECT_ROOT } from "../paths.ts";
-import { readCached, userCacheDir, writeCached } from "../user-cache.ts";
+import { canKeep, readCached, writeCached } from "../user-cache.ts";
 import { parseYaml } from "../yaml-file.ts";
 import { ContractError, checkContract, MAX_CONTRACT_BYTES } from "./bounds.ts";
 import { linearPattern, linearRegExp } from "./patterns.ts";
@@ -272,10 +272,26 @@ export function validatorKey(schemas: Record<string, JsonSchema>, options: Valid
       .update("\0")
       .update(JSON.stringify([options.useDefaults ?? false, options.exactIntegers ?? false]))
       .update("\0")
-      .update(JSON.stringify(schemas))
+      .update(schemasText(schemas))
       .digest("hex")
   );
 }
+
+/**
+ * The schemas as text for a key: JSON, but a number JSON can not write (YAML's `.inf`, `.nan`) as
+ * its own text, not as the `null` JSON makes of it: `maximum: .inf` and `maximum: null` (which Ajv
+ * refuses) are two contracts. Every finite number is written as JSON writes it, so the keys of
+ * contracts without such numbers are what they were.
+ */
+const schemasText = (schemas: Record<string, JsonSchema>) =>
+  JSON.stringify(schemas, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? `\0${v}` : v));
+
+/**
+ * Schemas whose text is longer than this are not made into one module of code at once: a contract
+ * near its 4 MiB limit that refers to a large schema from many places made 305 MB of it. They are
+ * compiled one by one on first use, as without a cache.
+ */
+const KEPT_SCHEMAS_CHARS = 1024 * 1024;
 
 type Validators = Record<string, ValidateFunction>;
 
@@ -383,13 +399,19 @@ export class SchemaSet {
     }
     if (code !== undefined) {
       try {
-        this.#kept = loadValidatorCode(code);
-        return this.#kept;
+        const kept = loadValidatorCode(code);
+        // Every schema's, or it is not these schemas' code (cut short, emptied): made again below.
+        if (Object.keys(this.doc.components.schemas).every((n) => Object.hasOwn(kept, n))) {
+          this.#kept = kept;
+          return kept;
+        }
       } catch {
-        // Made by other code than this (a name it reads is gone), or cut short: made again below.
+        // Made by other code than this (a name it reads is gone): made again below.
       }
     }
-    if (!userCacheDir()) return null;
+    // Made whole only where it can be kept (else each process would pay for the whole set), and
+    // not for schemas too large to be one module.
+    if (!canKeep("validators") || schemasText(this.doc.components.schemas).length > KEPT_SCHEMAS_CHARS) return null;
     try {
       // Every schema at once, kept for the next process: the mock compiles a team's contract
       // whole before it listens anyway, and a worker of the suite then loads instead of compiling.
