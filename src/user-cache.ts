@@ -80,7 +80,14 @@ function safeAbove(folder: string): boolean {
  * others could have put in it is gone. Undefined when that can not be had.
  */
 function ownFolder(folder: string, make: boolean): string | undefined {
-  if (make) mkdirSync(folder, { mode: 0o700 });
+  if (make) {
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (err) {
+      // Made meanwhile by another process starting at the same time: checked as any other.
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
   const s = statSync(folder);
   if (!s.isDirectory() || s.uid !== uid) return undefined;
   if ((s.mode & 0o022) !== 0) {
@@ -109,16 +116,8 @@ export function kindFolder(kind: CacheKind, make: boolean): string | undefined {
   try {
     if (make) mkdirSync(dirname(root), { recursive: true, mode: 0o700 });
     if (!safeAbove(root)) return undefined;
-    const exists = (path: string) => {
-      try {
-        statSync(path);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    if (!ownFolder(root, make && !exists(root))) return undefined;
-    return ownFolder(folder, make && !exists(folder));
+    if (!ownFolder(root, make)) return undefined;
+    return ownFolder(folder, make);
   } catch {
     return undefined;
   }
