@@ -127,9 +127,10 @@ describe("the target configuration", () => {
   });
 
   it("takes settings from a config file, the environment winning", async () => {
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const dir = mkdtempSync(resolve(tmpdir(), "bawa-conf-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = resolve(dir, "target.yaml");
     writeFileSync(file, "BASE_URL: https://from-file.example.invalid\nDATABASE: FILEDB\nAPI_VERSION: 221\n");
     const t = loadTarget({ CONFORMANCE_CONFIG: file, CONFORMANCE_DATABASE: "ENVDB" });

@@ -1,6 +1,6 @@
 // A requirement added to requirements.yaml without a check fails the run, and
 // the failure says which file the check goes in (issue: codebase health).
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { FullConfig, FullResult, Suite } from "@playwright/test/reporter";
@@ -26,6 +26,7 @@ writeFileSync(join(dir, "requirements.yaml"), stringify(list));
 afterAll(() => {
   vi.unstubAllEnvs();
   vi.resetModules();
+  rmSync(dir, { recursive: true, force: true });
 });
 vi.stubEnv("CONFORMANCE_REQUIREMENTS", join(dir, "requirements.yaml"));
 vi.resetModules();
