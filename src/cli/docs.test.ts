@@ -20,6 +20,8 @@ import { RULE_NAMES } from "../mock/core/rules.ts";
 import { FAULTS, TOLERATED } from "../mock/faults/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { ANYWHERE_LENGTH, MARK, MIN_SECRET_LENGTH } from "../rules/redact.ts";
+import { KEPT_BYTES, KEPT_ENTRIES, KEPT_ENTRY_BYTES } from "../user-cache.ts";
+import { KEPT_YAML_BYTES } from "../yaml-file.ts";
 import { commands } from "./bawa.ts";
 import { toleranceRuns } from "./faults.ts";
 
@@ -123,5 +125,14 @@ describe("the README's figures are the code's", () => {
     expect(README).toContain(`the ${LOGIN_LOCK_AFTER_PER_USER}th locks the user name for ${LOGIN_LOCK_SECONDS} s`);
     expect(LOGIN_LOCK_AFTER_PER_BROWSER).toBe(30);
     expect(README).toContain("Thirty wrong passwords\nin quick succession");
+  });
+
+  it("what the user's cache folder keeps", () => {
+    const flat = README.replace(/\s+/g, " ");
+    const mib = (bytes: number) => bytes / 1024 / 1024;
+    expect(flat).toContain(
+      `it keeps the ${KEPT_ENTRIES} most recently used entries and ${mib(KEPT_BYTES)} MiB, none over ${mib(KEPT_ENTRY_BYTES)} MiB`,
+    );
+    expect(flat).toContain(`a YAML text of ${KEPT_YAML_BYTES / 1024} KB or more`);
   });
 });
