@@ -16,6 +16,7 @@ import {
   closeSync,
   fstatSync,
   fsyncSync,
+  futimesSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -23,7 +24,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  utimesSync,
   writeSync,
 } from "node:fs";
 import { homedir } from "node:os";
@@ -139,7 +139,7 @@ export function readCached(kind: CacheKind, name: string): Buffer | undefined {
     const bytes = readFileSync(fd);
     if (bytes.length === 0) return undefined;
     const now = new Date();
-    utimesSync(join(folder, name), now, now);
+    futimesSync(fd, now, now);
     return bytes;
   } catch {
     return undefined;

@@ -420,7 +420,6 @@ export class SchemaSet {
       writeCached("validators", name, code);
     } catch {
       // A schema Ajv refuses: compiled one by one on first use, where the refusal names it.
-      this.#kept = null;
     }
     return this.#kept;
   }
