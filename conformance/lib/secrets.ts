@@ -5,7 +5,7 @@
 // outside the reports, readable by the run's user alone, deleted at the end),
 // so the runner's reporters and the command line can take it out of what they
 // write and print (decision 0023).
-import { appendFileSync, existsSync, mkdtempSync, openSync, readSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redactor } from "../../src/rules/redact.ts";
@@ -35,10 +35,19 @@ export function settingSecrets(settings: Readonly<Record<string, string | undefi
   );
 }
 
-/** The run's folder, made (mode 0700, in the system's temporary folder) when the environment names none. */
+/**
+ * The run's folder, made (mode 0700, in the system's temporary folder) when the environment names
+ * none, and then removed when this process exits: the runner that made it is the last to use it
+ * (its reporters read it after the workers are gone). A folder the environment names is its
+ * maker's to remove (`bawa conformance` removes its own).
+ */
 export function ensureRunDir(env: NodeJS.ProcessEnv = process.env): string {
-  env[RUN_DIR_VARIABLE] ||= mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
-  return env[RUN_DIR_VARIABLE]!;
+  const given = env[RUN_DIR_VARIABLE];
+  if (given) return given;
+  const made = mkdtempSync(join(tmpdir(), "bawa-conformance-run-"));
+  env[RUN_DIR_VARIABLE] = made;
+  process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  return made;
 }
 
 /** Where a refresh reads into: one for the process (a new 64 KiB buffer per refresh cost more than the open it saved). */
