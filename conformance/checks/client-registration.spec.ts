@@ -4,6 +4,9 @@ import { NOT_CHECKED } from "../lib/requirements.ts";
 import { attemptAuthorization, carriesGrant, throughScreens } from "../lib/screens.ts";
 import { checks, covers, expect, need, needLogin, test } from "../lib/test.ts";
 
+/** The two flows of the authorization request (its response_type): each must refuse the same way. */
+const BOTH_FLOWS = ["code", "token"] as const;
+
 checks(() => {
   test(
     "an unknown client and a redirect URI other than the registered one get no code or token",
@@ -14,13 +17,14 @@ checks(() => {
         client_id: client.clientId,
         redirect_uri: client.redirectUri,
         scope: target.scope,
-        response_type: "code",
         state: "s",
       };
-      for (const params of [
-        { ...base, client_id: `${client.clientId}-unknown` },
-        { ...base, redirect_uri: `${client.redirectUri}/elsewhere` },
-      ]) {
+      // Both flows: a check of the code flow alone passed a server that sent the token flow's
+      // access token to any redirect URI.
+      for (const params of BOTH_FLOWS.flatMap((response_type) => [
+        { ...base, response_type, client_id: `${client.clientId}-unknown` },
+        { ...base, response_type, redirect_uri: `${client.redirectUri}/elsewhere` },
+      ])) {
         await page.context().clearCookies();
         const left = await attemptAuthorization(page, target, params);
         expect(left.filter(carriesGrant).map(String), `${JSON.stringify(params)} was granted`).toEqual([]);
@@ -88,20 +92,22 @@ checks(() => {
     covers("OAUTH-NO-REDIRECT-ON-BAD-CLIENT"),
     async ({ page, target }) => {
       const client = needLogin(target);
-      const base = {
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-        scope: target.scope,
-        response_type: "code",
-        state: "s",
-      };
-      const cases: Array<[string, Record<string, string | undefined>]> = [
-        ["an unknown client", { ...base, client_id: `${client.clientId}-unknown` }],
-        ...variants(client.redirectUri).map(([name, uri]): [string, Record<string, string | undefined>] => [
-          name,
-          { ...base, redirect_uri: uri },
-        ]),
-      ];
+      const cases: Array<[string, Record<string, string | undefined>]> = BOTH_FLOWS.flatMap((response_type) => {
+        const base = {
+          client_id: client.clientId,
+          redirect_uri: client.redirectUri,
+          scope: target.scope,
+          response_type,
+          state: "s",
+        };
+        return [
+          [`${response_type}: an unknown client`, { ...base, client_id: `${client.clientId}-unknown` }],
+          ...variants(client.redirectUri).map(([name, uri]): [string, Record<string, string | undefined>] => [
+            `${response_type}: ${name}`,
+            { ...base, redirect_uri: uri },
+          ]),
+        ];
+      });
       const redirected: string[] = [];
       for (const [name, params] of cases) {
         await page.context().clearCookies();

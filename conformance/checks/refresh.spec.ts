@@ -61,7 +61,7 @@ checks(() => {
   );
 
   test(
-    "refresh_token, client_id, client_secret and redirect_uri are required on refresh",
+    "refresh_token, client_id, client_secret and redirect_uri are required on refresh, and must match",
     covers("TOK-REFRESH-PARAMS"),
     async ({ api, launchedBrowser, target }) => {
       const client = needLogin(target);
@@ -81,6 +81,23 @@ checks(() => {
         delete form[missing];
         const res = await tokenRequest(api, target, form);
         expect(res.status, `without ${missing}: ${res.text.slice(0, 200)}`).not.toBe(200);
+      }
+      // Present is not enough: the state table's refresh row asks for a matching client_id,
+      // client_secret and redirect_uri (Authentication 4: tokens only when both the client and the
+      // redirect URI match the registration). A server that only required them passed the loop above.
+      const other = (value: string) => `${value}-other`;
+      for (const [name, value] of [
+        ["client_id", other(client.clientId)],
+        ["client_secret", other(client.clientSecret)],
+        ["redirect_uri", `${client.redirectUri}/other`],
+      ] as const) {
+        const res = await tokenRequest(api, target, {
+          grant_type: "refresh_token",
+          refresh_token,
+          ...clientParams(client),
+          [name]: value,
+        });
+        expect(res.status, `with another ${name} (${value}): ${res.text.slice(0, 200)}`).not.toBe(200);
       }
     },
   );

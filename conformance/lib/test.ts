@@ -316,14 +316,21 @@ function sharedFlows(target: Target, api: Api, sharedContext: () => Promise<Brow
       return made;
     };
   };
-  const code = once(() => walk("code", "eyJyZXR1cm4iOiIvb3JkZXJzP3BhZ2U9MiJ9+/= ~ünïcode"));
+  const code = once(() => walk("code", `${LONG_BASE64}+/= ~ünïcode`));
   // The code is read in each check that asks (codeOf skips that check when there is none).
   const exchanged = once(async (theCode: string) =>
     tokenRequest(api, target, { grant_type: "authorization_code", code: theCode, ...clientParams(target.client!) }),
   );
   const exchange = async () => exchanged(codeOf((await code()).landed));
-  return { code, exchange, implicit: once(() => walk("token", "s/1 2+3 ~é")) };
+  return { code, exchange, implicit: once(() => walk("token", `s/1 2+3 ~é ${LONG_BASE64}`)) };
 }
+
+/**
+ * The flows' states hold base64 text as the description's example has it, long as an application's
+ * own state is (a return address, a nonce): a server that cut state at 100 characters passed states
+ * of 48. 360 characters, under 1,000 encoded: within the 2,048 of a query an IIS front takes by default.
+ */
+const LONG_BASE64 = "eyJyZXR1cm4iOiIvb3JkZXJzP3BhZ2U9MiJ9".repeat(10);
 
 function targetSession(
   target: Target,

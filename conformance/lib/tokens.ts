@@ -17,7 +17,7 @@ export interface Tokens {
   scope?: unknown;
 }
 
-export const tokenUrl = (t: Target) => `${apiBase(t)}/OAuth/Token`;
+export const tokenUrl = (t: Target, letter: "v" | "V" = "v") => `${apiBase(t, letter)}/OAuth/Token`;
 
 export const clientParams = (c: Client) => ({
   client_id: c.clientId,

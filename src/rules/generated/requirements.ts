@@ -110,8 +110,8 @@ export const REQUIREMENTS = {
   },
   "TOK-REFRESH-PARAMS": {
     kind: "spec",
-    section: "Endpoints, body parameters of POST /OAuth/Token",
-    text: "refresh_token, client_id, client_secret and redirect_uri are required on the refresh grant; without any of them no token is issued.",
+    section: "Endpoints, body parameters of POST /OAuth/Token; States and transitions, Tokens; Authentication, 4",
+    text: "refresh_token, client_id, client_secret and redirect_uri are required on the refresh grant, and must match the registration; without any of them, or with another client_id, client_secret or redirect_uri, no token is issued.",
   },
   "TOK-IMPLICIT-NO-REFRESH": {
     kind: "spec",
@@ -226,12 +226,12 @@ export const REQUIREMENTS = {
   "VER-PATH": {
     kind: "spec",
     section: "Versioning, 1 and 3",
-    text: "The API version number is part of every path (/v<version>/...); a path without it does not exist (404).",
+    text: "The API version number is part of every path (/v<version>/...); a path without it, or with the number but not its v, does not exist (404).",
   },
   "VER-CASE": {
     kind: "spec",
     section: "Endpoints (the version segment is written with a lowercase or uppercase v)",
-    text: "The version segment works with a lowercase and an uppercase v. Checked per resource.",
+    text: "The version segment works with a lowercase and an uppercase v. Checked per resource, and on the OAuth endpoints.",
   },
   "OAUTH-NO-REDIRECT-ON-BAD-CLIENT": {
     kind: "oauth",
@@ -290,8 +290,8 @@ export const REQUIREMENTS = {
   },
   "OAUTH-INVALID-TOKEN": {
     kind: "oauth",
-    section: "RFC 6750 3.1 (invalid_token); description, Errors 401",
-    text: "A malformed bearer token, and one the service never issued, are refused with 401 on every data operation of every resource of the contract (reads, lists and writes).",
+    section: "RFC 6750 3.1 (invalid_token); description, Errors 401; Authentication, 1",
+    text: "A malformed bearer token, one the service never issued, and a refresh token presented as the access token, are refused with 401 on every data operation of every resource of the contract (reads, lists and writes).",
   },
   "OAUTH-BEARER-CASE": {
     kind: "oauth",
