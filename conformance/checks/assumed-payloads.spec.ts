@@ -205,7 +205,7 @@ checks(() => {
   );
 
   test(
-    "a CustomerId other than 1 to 8 letters, digits, _ or - is 400; automatic ids are distinct",
+    "a CustomerId other than 1 to 8 letters, digits, _ or -, or one in use, is 400; automatic ids are distinct; OrganizationId is kept",
     coversWriting("A-CUSTOMER-IDS"),
     async ({ api, target, session }) => {
       const auth = await session.auth();
@@ -219,11 +219,37 @@ checks(() => {
         expect(res.status, id).toBe(400);
         expect(Object.keys(res.json().ModelState ?? {}), id).toEqual(["customer.CustomerId"]);
       }
-      const first = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
+      const firstName = uniqueName(target.namePrefix);
+      const first = await createCustomer(api, target, auth, customerBody(firstName));
       const second = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
+      // A chosen id is kept only when it is free: one in use is 400, and its customer stays as it was
+      // (a server that replaced it passed a check of malformed ids alone).
+      const taken = await postCustomer(
+        api,
+        target,
+        auth,
+        customerBody(uniqueName(target.namePrefix), { CustomerId: first.id }),
+      );
+      const stored = (await getCustomer(api, target, auth, first.id)).json();
+      // OrganizationId: the service's on create, kept on update whatever the body says.
+      const organization = stored?.OrganizationId;
+      const put = await putCustomer(api, target, auth, first.id, {
+        ...customerBody(firstName),
+        CustomerId: first.id,
+        OrganizationId: (typeof organization === "number" ? organization : 0) + 7919,
+      });
+      const afterPut = (await getCustomer(api, target, auth, first.id)).json();
+      if (taken.status === 200 && taken.json()?.CustomerId !== first.id) {
+        const madeId = taken.json()?.CustomerId;
+        if (typeof madeId === "string" && madeId !== "") await deleteCustomer(api, target, auth, madeId);
+      }
       await deleteCustomer(api, target, auth, first.id);
       await deleteCustomer(api, target, auth, second.id);
       expect(first.id).not.toBe(second.id);
+      expect(taken.status, `POST naming ${first.id}, an id in use: ${taken.text.slice(0, 200)}`).toBe(400);
+      expect(stored?.Name, `${first.id} after a POST naming its id`).toBe(firstName);
+      expectSucceeded(put, put.call);
+      expect(afterPut?.OrganizationId, "OrganizationId after a PUT that sent another").toBe(organization);
     },
   );
 

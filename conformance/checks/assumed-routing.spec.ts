@@ -89,11 +89,33 @@ checks(() => {
       const top = await list("$orderby=CustomerId%20desc&$skip=0&$top=1");
       const select = await list("$select=Name");
       const bad = await list(`$filter=${encodeURIComponent("Name eq")}`);
-      await deleteCustomer(api, target, auth, id);
+      // What the options do, on customers of this check's own (a list other workers change between
+      // two calls could not be compared): descending is ascending reversed, and $skip then $top cut
+      // the ordered list where they say. A check of one fixed query's length passed a $top counted
+      // from the start of the list and a desc ignored.
+      const more = [
+        (await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)))).id,
+        (await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)))).id,
+      ];
+      const ours = encodeURIComponent([id, ...more].map((i) => `CustomerId eq '${i}'`).join(" or "));
+      const idsOf = async (query: string) => {
+        const res = await list(`$filter=${ours}&${query}`);
+        expectSucceeded(res, res.call);
+        return (res.json() as Array<{ CustomerId: string }>).map((c) => c.CustomerId);
+      };
+      const ascending = await idsOf("$orderby=CustomerId");
+      const descending = await idsOf("$orderby=CustomerId%20desc");
+      const page = await idsOf("$orderby=CustomerId&$skip=1&$top=1");
+      const rest = await idsOf("$orderby=CustomerId&$skip=1");
+      for (const made of [id, ...more]) await deleteCustomer(api, target, auth, made);
       expect(filtered.json().map((c: { CustomerId: string }) => c.CustomerId)).toEqual([id]);
       expect(top.json()).toHaveLength(1);
       expect(select.status, select.call).toBe(400);
       expect(bad.status, bad.call).toBe(400);
+      expect([...ascending].sort(), "the three customers of this check").toEqual([id, ...more].sort());
+      expect(descending, "$orderby=CustomerId desc: the ascending order reversed").toEqual([...ascending].reverse());
+      expect(page, "$orderby=CustomerId&$skip=1&$top=1: the second of the three").toEqual(ascending.slice(1, 2));
+      expect(rest, "$orderby=CustomerId&$skip=1: all but the first").toEqual(ascending.slice(1));
     },
   );
 });

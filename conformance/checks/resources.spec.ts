@@ -203,8 +203,26 @@ checks(() => {
           expect(put.status, `${put.call}: ${put.text.slice(0, 200)}`).toBe(404);
         }
         if (r.op.delete) expect((await calls.delete(id)).status, "DELETE").toBe(404);
+        // Rule 2 holds for any id no object has, not only one shaped like the service's ids: a server
+        // that answered 400 to an id over eight characters passed with the one above. GET and DELETE
+        // only: a PUT's body must name its path's id, which such an id breaks on its own.
+        const wrong: string[] = [];
+        for (const other of otherAbsentIds(r)) {
+          for (const res of [await calls.get(other), ...(r.op.delete ? [await calls.delete(other)] : [])])
+            if (res.status !== 404) wrong.push(`${res.call} answered ${res.status}`);
+        }
+        expect(wrong, `ids no object has, of other shapes: ${wrong.join("; ")}`).toEqual([]);
       },
     );
+  }
+
+  /**
+   * Ids no object has beyond absentId's: one longer than the id property allows, one with a space
+   * and a dot. None for a number id: whether "12 a" reaches the resource at all is the framework's.
+   */
+  function otherAbsentIds(r: Resource): string[] {
+    if (r.collection.idIsNumber) return [];
+    return [`${absentId(r)}${"z".repeat(Math.max(8, r.collection.idMaxLength ?? 8) + 8)}`, `no such.${absentId(r)}`];
   }
 
   /**

@@ -206,7 +206,7 @@ export const REQUIREMENTS = {
   "ERR-2-ID": {
     kind: "spec",
     section: "Errors, rule 2",
-    text: "When the id in the path does not match an existing object, the answer is 404 (GET, PUT, DELETE). Checked per editable resource.",
+    text: "When the id in the path does not match an existing object, the answer is 404 (GET, PUT, DELETE), whatever the id's shape (GET and DELETE of an id longer than the service's, and of one with a space and a dot). Checked per editable resource.",
   },
   "ERR-3-REQUIRED": {
     kind: "spec",
@@ -416,7 +416,7 @@ export const REQUIREMENTS = {
   "A-LIST-PARAMETERS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "CustomerInfoList takes $filter, $orderby, $skip and $top on the info fields; another $ option or an unsupported expression is 400.",
+    text: "CustomerInfoList takes $filter, $orderby (asc and desc), $skip and $top (applied in that order) on the info fields; another $ option or an unsupported expression is 400.",
   },
   "A-CORS": {
     kind: "assumption",
@@ -426,7 +426,7 @@ export const REQUIREMENTS = {
   "A-CUSTOMER-IDS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A CustomerId is 1 to 8 letters, digits, _ or -; another is 400 naming CustomerId. Customers created with an empty id get distinct ids.",
+    text: "A CustomerId is 1 to 8 letters, digits, _ or -; another is 400 naming CustomerId. Customers created with an empty id get distinct ids; a chosen id in use is 400 and leaves its customer as it was. OrganizationId is kept on update, whatever the body says.",
   },
   "A-AUTHZ-ERROR-PAGE": {
     kind: "assumption",
