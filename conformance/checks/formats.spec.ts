@@ -1,6 +1,7 @@
 // Formats both ways (What the service does, 3): every editable resource of the contract is
 // written once with a JSON body and once with an XML body carrying the same values, created and
-// then replaced; what is stored must be the same, read back in JSON and in XML.
+// then replaced; what is stored must be the same, read back in JSON and in XML. The XML writes
+// send application/xml and text/xml, one each, and ask for XML back.
 import { propertiesOf, typesOf, valueFor } from "../../src/rules/bodies.ts";
 import { readXml } from "../../src/rules/xml.ts";
 import type { Target } from "../lib/config.ts";
@@ -42,9 +43,11 @@ checks(() => {
     const skip = new Set([c.idProperty, name, c.databaseProperty, ...c.dateProperties, ...c.sequences]);
     const compared: string[] = [];
     for (const [k, p] of Object.entries(props)) {
-      if (skip.has(k) || p.format || p.pattern) continue;
+      // A format says how a text is written (a date, a URI), not checked alike here; a number's is its precision.
+      if (skip.has(k) || (p.format && !typesOf(p).includes("number")) || p.pattern) continue;
       const types = typesOf(p);
       if (types.includes("boolean")) body[k] = round % 2 === 0 ? p.default !== true : p.default === true;
+      else if (types.includes("number") && !p.enum && fractionFits(p, round)) body[k] = fraction(round);
       else if (types.includes("string") && types.includes("null") && !p.enum && (p.maxLength ?? 99) >= 3)
         body[k] = valueFor(p, `${round}${k}`);
       else if (!types.some((t) => ["string", "integer", "number"].includes(t))) continue;
@@ -53,18 +56,35 @@ checks(() => {
     return { body, compared, name };
   }
 
+  /**
+   * A decimal with a fraction for a number property (a default of 0 hid a reader that took the
+   * decimal point for a thousands separator): 12.5 and 2.25, where the schema's bounds allow.
+   */
+  const fraction = (round: number) => (round === 0 ? 12.5 : 2.25);
+  const fractionFits = (p: { minimum?: number; maximum?: number; multipleOf?: number }, round: number) =>
+    p.multipleOf === undefined &&
+    (p.minimum === undefined || fraction(round) >= p.minimum) &&
+    (p.maximum === undefined || fraction(round) <= p.maximum);
+
+  /**
+   * The XML media type of a round's XML write: both that the contract takes for a body, one each
+   * (a server that refused text/xml passed when only application/xml was sent).
+   */
+  const xmlType = (round: number) => (round === 0 ? "application/xml" : "text/xml");
+
   async function write(
     api: Api,
     url: string,
     method: "POST" | "PUT",
     auth: Record<string, string>,
-    xml: boolean,
+    xml: string | undefined,
     body: Record<string, unknown>,
     r: Resource,
   ) {
     const text = xml ? suiteContract().xml.stringify(r.collection.request!.schema, body) : JSON.stringify(body);
+    // An XML write asks for XML back (Accept chooses the format of an answer, a write's too).
     return send(api, method, url, {
-      headers: { ...auth, "content-type": xml ? "application/xml" : "application/json", accept: "application/json" },
+      headers: { ...auth, "content-type": xml ?? "application/json", accept: xml ?? "application/json" },
       body: text,
     });
   }
@@ -90,17 +110,15 @@ checks(() => {
               if (existing !== undefined)
                 sent[r.collection.idProperty!] = r.collection.idIsNumber ? Number(existing) : existing;
               const url = existing === undefined ? urlOf(target, r.op.create!) : urlOf(target, r.op.update!, existing);
-              const res = await write(
-                api,
-                url,
-                existing === undefined ? "POST" : "PUT",
-                auth,
-                format === "xml",
-                sent,
-                r,
-              );
-              expect(res.status, `${res.call} with a ${format.toUpperCase()} body: ${quote(res.text, 300)}`).toBe(200);
-              if (existing === undefined) ids[format] = calls.idOf(res.json());
+              const type = format === "xml" ? xmlType(round) : undefined;
+              const res = await write(api, url, existing === undefined ? "POST" : "PUT", auth, type, sent, r);
+              expect(res.status, `${res.call} with a ${type ?? "JSON"} body: ${quote(res.text, 300)}`).toBe(200);
+              if (type) {
+                expect(res.headers["content-type"] ?? "", `${res.call} asked Accept ${type}: an XML answer`).toMatch(
+                  /^(application|text)\/xml/,
+                );
+              }
+              if (existing === undefined) ids[format] = calls.idOf(type ? readXml(res.text).fields : res.json());
               expect(ids[format], `${res.call} answered no ${r.collection.idProperty}`).toBeDefined();
               const json = await calls.get(ids[format]!);
               const xml = await calls.get(ids[format]!, "application/xml");
