@@ -77,15 +77,42 @@ checks(() => {
     coversWriting("A-INFO-FIELDS"),
     async ({ api, target, session, contract }) => {
       const auth = await session.auth();
-      const { id } = await createCustomer(api, target, auth, customerBody(uniqueName(target.namePrefix)));
+      const name = uniqueName(target.namePrefix);
+      const { id } = await createCustomer(api, target, auth, customerBody(name));
       const list = (await send(api, "GET", infoListUrl(target), { headers: auth })).json();
       const customer = (await getCustomer(api, target, auth, id)).json();
+      // After a PUT too: the info object follows the customer (a list that kept the values of the
+      // create passed when only a create was compared).
+      const put = await putCustomer(api, target, auth, id, {
+        ...customerBody(name),
+        CustomerId: id,
+        City: "Changed by PUT",
+        Email: "changed@example.com",
+      });
+      const listAfter = (await send(api, "GET", infoListUrl(target), { headers: auth })).json();
+      const customerAfter = (await getCustomer(api, target, auth, id)).json();
       await deleteCustomer(api, target, auth, id);
       const problems = contract.full.check("CustomerInfoList", list);
       expect(problems, describeProblems(problems)).toEqual([]);
-      const info = list.find((i: { CustomerId: string }) => i.CustomerId === id);
-      for (const k of ["CustomerId", "Name", "ShortName", "City", "CountryId", "CustomerStateId", "Email", "Telephone"])
-        expect(info[k], k).toEqual(customer[k]);
+      expectSucceeded(put, put.call);
+      for (const [when, items, of] of [
+        ["after POST", list, customer],
+        ["after PUT", listAfter, customerAfter],
+      ] as const) {
+        const info = items.find((i: { CustomerId: string }) => i.CustomerId === id);
+        for (const k of [
+          "CustomerId",
+          "Name",
+          "ShortName",
+          "City",
+          "CountryId",
+          "CustomerStateId",
+          "Email",
+          "Telephone",
+        ])
+          expect(info?.[k], `${k} ${when}`).toEqual(of[k]);
+      }
+      expect(customerAfter.City, "the customer's City after PUT").toBe("Changed by PUT");
     },
   );
 

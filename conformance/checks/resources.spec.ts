@@ -23,6 +23,7 @@ import {
   lifecycle,
   listOf,
   nameProperty,
+  otherArrays,
   type Resource,
   requiredOf,
   resources,
@@ -94,23 +95,33 @@ checks(() => {
         const read = await calls.get(id);
         expectSucceeded(read, `${read.call} right after POST`);
         const field = changeableProperty(c);
+        // Arrays too: a PUT replaces the object whole, its lists of addresses and the like included.
+        const arrays = otherArrays(c, body);
         // The id as the object reads it (its type is the service's); one it does not show is
         // CUST-CREATE-ID's finding, and the id that found the object goes instead.
         const changed = await calls.put(id, {
           ...body,
           [c.idProperty!]: calls.idOf(read.json()) === undefined ? id : read.json()[c.idProperty!],
           ...(field ? { [field]: textValue(c, field, "Changed by PUT") } : {}),
+          ...arrays,
         });
         expectSucceeded(changed, `${changed.call}: ${changed.text.slice(0, 300)}`);
+        const shown = described(read.json(), c.properties, target);
+        const reread = described((await calls.get(id)).json(), c.properties, target);
         if (field) {
           // A field answers leave out is a finding of the fields' check; its change can not be read.
-          const shown = described(read.json(), c.properties, target);
           test.skip(
             !(field in shown),
             `${NOT_CHECKED}${c.name === "Customer" ? "CUST-FIELDS" : "SVC-FIELDS"}: ${read.call} has no ${field}`,
           );
-          const reread = described((await calls.get(id)).json(), c.properties, target);
           expect(reread[field], `PUT's ${field} is read back`).toBe(textValue(c, field, "Changed by PUT"));
+        }
+        for (const [k, sent] of Object.entries(arrays)) {
+          if (!(k in shown)) continue;
+          const now = reread[k];
+          expect(Array.isArray(now) ? now.length : now, `PUT's ${k} (${sent.length} items) is read back`).toBe(
+            sent.length,
+          );
         }
         const removed = await calls.delete(id);
         expectSucceeded(removed, removed.call);

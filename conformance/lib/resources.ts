@@ -17,7 +17,7 @@ import {
   type ResourceKind,
 } from "../../src/contract/index.ts";
 import { PROJECT_ROOT } from "../../src/paths.ts";
-import { completeBody, propertiesOf, requiredOfWrite, valueFor } from "../../src/rules/bodies.ts";
+import { completeBody, propertiesOf, requiredOfWrite, typesOf, valueFor } from "../../src/rules/bodies.ts";
 import { type Target, urlOf } from "./config.ts";
 import { nameOf } from "./created.ts";
 import { type Api, notAddressable, notCreated, quote, type Reply, send } from "./http.ts";
@@ -80,6 +80,24 @@ function seedExample(c: Collection): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * For each array property of an editable resource's request, a value other than `body`'s: the
+ * seed's example array where the body's is empty, else an empty one. What a PUT sends to find out
+ * whether it replaces arrays too (a server that kept the stored array passed a change of one text).
+ */
+export function otherArrays(c: Collection, body: Record<string, unknown>): Record<string, unknown[]> {
+  const example = seedExample(c) ?? {};
+  const out: Record<string, unknown[]> = {};
+  for (const [k, p] of Object.entries(propertiesOf(suiteContract(), c.request?.schema ?? c.schema))) {
+    if (!typesOf(p).includes("array")) continue;
+    const sent = body[k];
+    const seeded = example[k];
+    if (Array.isArray(sent) && sent.length > 0) out[k] = [];
+    else if (Array.isArray(seeded) && seeded.length > 0) out[k] = seeded;
+  }
+  return out;
 }
 
 /**

@@ -75,14 +75,14 @@ export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
   fault({
     name: "unversioned-paths",
     breaks: ["VER-PATH"],
-    says: /no version segment\)[\s\S]*Expected: 404[\s\S]*Received: 200/,
+    says: /no \/v<version> segment\)[\s\S]*Expected: 404[\s\S]*Received: 200/,
     what: "paths without the version segment are served too",
     rules: { requireVersionSegment: false },
   }),
   fault({
     name: "lowercase-v-only",
     breaks: ["VER-CASE"],
-    says: /GET \/V1\/[\s\S]*Expected: 200[\s\S]*Received: 404/,
+    says: /GET \/V1\/[\s\S]*Expected: 200[\s\S]*Received: 404|\/V1\/OAuth\/\w+ answered 404/,
     what: "only /v<version> is served, not /V<version>",
     rules: { versionLetterEitherCase: false },
   }),

@@ -109,7 +109,7 @@ export const TOKEN_ENDPOINT_FAULTS: readonly Switch[] = [
   fault({
     name: "tokens-never-expire",
     breaks: ["TOK-EXPIRY"],
-    says: /7200 s later[\s\S]*answered 200/,
+    says: /lives 7200 s, then every data operation refuses it[\s\S]*answered 200/,
     what: "access tokens keep working after their lifetime",
     rules: { accessTokensExpire: false },
   }),

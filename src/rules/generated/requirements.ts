@@ -11,7 +11,7 @@ export const REQUIREMENTS = {
   "SVC-METHODS": {
     kind: "spec",
     section: "What the service does, 2",
-    text: "GET, POST, PUT and DELETE read, create, update and delete an editable object (the customer; every editable resource of the contract). Checked per editable resource.",
+    text: "GET, POST, PUT and DELETE read, create, update and delete an editable object (the customer; every editable resource of the contract); a PUT replaces the object whole, its arrays included. Checked per editable resource.",
   },
   "SVC-FORMATS": {
     kind: "spec",
@@ -96,7 +96,7 @@ export const REQUIREMENTS = {
   "TOK-EXPIRY": {
     kind: "spec",
     section: "States and transitions, Tokens; Limits",
-    text: "7200 seconds after it was issued an access token no longer authorizes requests (401), on every data operation of every resource (reads, lists and writes), for a token of the code flow and one of the implicit flow; 10 seconds before, it still does. Needs a movable clock (/__mock/clock), else not verified.",
+    text: "7200 seconds after it was issued an access token no longer authorizes requests (401), on every data operation of every resource (reads, lists and writes), for a token of the code flow, one of the implicit flow and one of a refresh grant; 10 seconds before, it still does. Needs a movable clock (/__mock/clock), else not verified.",
   },
   "TOK-RENEWED": {
     kind: "spec",
@@ -341,7 +341,7 @@ export const REQUIREMENTS = {
   "A-INFO-FIELDS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "Info objects have CustomerId, Name, ShortName, City, CountryId, CustomerStateId, Email and Telephone, equal to the customer's.",
+    text: "Info objects have CustomerId, Name, ShortName, City, CountryId, CustomerStateId, Email and Telephone, equal to the customer's, after a create and after an update.",
   },
   "A-XML-MAPPING": {
     kind: "assumption",

@@ -70,15 +70,19 @@ const defaults = new WeakMap<Collection, Json>();
  * Whether a write's body leaves the service no reason to refuse it that the
  * description would allow: every property is there, it fits even our
  * assumptions' limits (the whole contract, not its spec view), a PUT's id is
- * the path's, and every code (a string property named ...Id, whose allowed
- * values are not shown) is null or its default.
+ * the path's, a POST's id is the empty one the description sends on create
+ * (an id the client chose may be one in use), and every code (a string
+ * property named ...Id, whose allowed values are not shown) is null or its
+ * default.
  */
 function beyondRefusal(c: Collection, body: Json, pathId: string | undefined, contract: CompiledContract): boolean {
   const request = c.request;
   if (!request?.properties.every((p) => p in body)) return false;
   if (contract.answers.check(request.schema, body).length > 0) return false;
   const id = c.idProperty ? body[c.idProperty] : undefined;
-  if (pathId !== undefined && id !== "" && id !== undefined && String(id) !== pathId) return false;
+  const chosen = id !== "" && id !== undefined && id !== null && id !== 0;
+  if (pathId !== undefined && chosen && String(id) !== pathId) return false;
+  if (pathId === undefined && chosen) return false;
   let given = defaults.get(c);
   if (!given) {
     given = {};
@@ -342,10 +346,21 @@ const BODY: ReadonlyArray<Step<DataCall>> = [
       } catch (err) {
         return [violation("SVC-FORMATS", "body", "well-formed XML", (err as Error).message.slice(0, 120))];
       }
-      if (!d.c.editable || d.op.action !== "read" || d.pathId === undefined) return [];
+      if (!d.c.editable) return [];
       const xml = described(fields, d.c.properties, { caseInsensitiveNames: true });
-      remember(d, d.key(d.pathId), { xml, xmlBytes: 2 * d.body.length });
-      return parity(d.seen?.json?.value, xml, d.c);
+      const xmlBytes = 2 * d.body.length;
+      if (d.op.action === "read" && d.pathId !== undefined) {
+        remember(d, d.key(d.pathId), { xml, xmlBytes });
+        return parity(d.seen?.json?.value, xml, d.c);
+      }
+      // A write answered in XML is the object as it is now: what was kept of it before (a JSON or
+      // an XML read of the object before the write) is no form of it to hold the next read to.
+      if (d.method === "PUT" && d.pathId !== undefined)
+        d.memory.objects.set(d.key(d.pathId), { xml, xmlBytes, created: d.seen?.created ?? false, deleted: false });
+      const id = d.c.idProperty ? xml[d.c.idProperty] : undefined;
+      if (d.method === "POST" && typeof id === "string" && id !== "")
+        d.memory.objects.set(d.key(id), { xml, xmlBytes, created: true, deleted: false });
+      return [];
     },
   },
   {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeCopy } from "../../../scripts/copy-resource.mjs";
 import { compileContract, contractInUse } from "../../contract/index.ts";
-import { type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
+import { completeBody, type PropertySchema, propertiesOf, valueFor } from "../bodies.ts";
 import { type Exchange, jsonOf } from "../exchange.ts";
 import { CLIENT_KEYED_BYTES, KeptView } from "../memory.ts";
 import { CLOCK_HEADER, clockHeader, readClockHeader } from "../mock-state.ts";
@@ -86,6 +86,55 @@ const cases: Array<[string, { given: Given[]; want: string[] }]> = [
         },
       ],
       want: ["SVC-FORMATS"],
+    },
+  ],
+  [
+    "a PUT answered in XML is the object now: a later JSON read is held to it, not to an XML read before",
+    {
+      given: [
+        {
+          headers: { "content-type": "application/xml" },
+          requestHeaders: { accept: "application/xml" },
+          body: contract.xml.stringify("Customer", customer),
+        },
+        {
+          method: "PUT",
+          requestHeaders: { "content-type": "application/xml", accept: "application/xml" },
+          requestBody: contract.xml.stringify("CustomerRequest", { ...customer, City: "Elders" }),
+          headers: { "content-type": "application/xml" },
+          body: contract.xml.stringify("Customer", { ...customer, City: "Elders" }),
+        },
+        { body: { ...customer, City: "Elders" } },
+        // The same answer twice would be judged as a drift had the PUT's XML not been kept.
+        { body: { ...customer, City: "Gouda" } },
+      ],
+      want: ["SVC-FORMATS"],
+    },
+  ],
+  [
+    "a create naming an id of the client's choosing refused (it may be in use): no CUST-BODY-ALL",
+    {
+      given: [
+        {
+          method: "POST",
+          url: "/v1/api/DEMO/Customer",
+          requestHeaders: { "content-type": "application/json" },
+          // A body the service had no reason to refuse but its id: every property, codes at their defaults.
+          requestBody: {
+            ...completeBody(contract, contract.resources.collections.find((c) => c.name === "Customer")!, {
+              name: "A chosen id",
+              nameProperty: "Name",
+            }),
+            CustomerId: "1001",
+          },
+          status: 400,
+          body: {
+            Message: "The request is invalid.",
+            ModelState: { "customer.CustomerId": ["1001 is already in use"] },
+          },
+        },
+      ],
+      want: [],
     },
   ],
   [
