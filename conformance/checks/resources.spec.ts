@@ -448,7 +448,11 @@ checks(() => {
     );
   }
 
-  /** The month/day/year dates of an object as month/day/year, when the run accepts another form of them. */
+  /**
+   * An object's dates as month/day/year, whatever form they are written in: the XML form is held
+   * to the JSON form's date, not to its writing, which the description does not show for XML (how
+   * JSON writes it is CUST-DATES's rule; our assumption for XML is A-XML-MAPPING's).
+   */
   function datesRead(r: Resource, o: Record<string, unknown>): Record<string, unknown> {
     for (const d of r.collection.dateProperties) if (d in o) o[d] = asMonthDayYear(o[d]);
     return o;

@@ -2,7 +2,8 @@
 // contract in resources.spec.ts.
 import { apiBase } from "../lib/config.ts";
 import { aCustomer, getCustomer, infoListUrl } from "../lib/customers.ts";
-import { send } from "../lib/http.ts";
+import { type Reply, send } from "../lib/http.ts";
+import { bodyOf, lifecycle, resources, uniqueName, urlOf } from "../lib/resources.ts";
 import { BrowserLaunchError, codeIn } from "../lib/screens.ts";
 import { checks, covers, expect, test } from "../lib/test.ts";
 import { readTokenAnswer } from "../lib/tokens.ts";
@@ -51,6 +52,36 @@ checks(() => {
     const one = await getCustomer(api, target, auth, id);
     await done();
     expect(one.status, one.call).toBe(200);
+    // Every operation of every resource, writes too (a DELETE answered 204 passed when only reads
+    // were tried). A refusal is another rule's finding; only a success other than 200 is this one's.
+    const other: string[] = [];
+    const note = (res: Reply) => {
+      if (res.status >= 200 && res.status < 300 && res.status !== 200) other.push(`${res.call} answered ${res.status}`);
+    };
+    for (const r of resources()) {
+      // An operation the description does not show rests on an assumption: tried only with that kind.
+      const tried = (op: (typeof r.op)[keyof typeof r.op]) => op && (!op.assumption || target.kinds.has("assumption"));
+      if (r.op.list && tried(r.op.list)) note(await send(api, "GET", urlOf(target, r.op.list), { headers: auth }));
+      if (target.readOnly || !r.op.create || !tried(r.op.create) || !r.collection.request) continue;
+      const calls = lifecycle(api, target, r, auth);
+      const body = bodyOf(r.collection, uniqueName(target.namePrefix));
+      const posted = await calls.post(body);
+      note(posted);
+      let made: string | undefined;
+      try {
+        made = posted.status >= 200 && posted.status < 300 ? calls.idOf(posted.json()) : undefined;
+      } catch {
+        // An answer without a JSON body names no id: CUST-CREATE-ID's finding, and nothing to go on with.
+      }
+      if (made === undefined) continue;
+      if (r.op.read) note(await calls.get(made));
+      if (r.op.update) {
+        const idProperty = r.collection.idProperty!;
+        note(await calls.put(made, { ...body, [idProperty]: r.collection.idIsNumber ? Number(made) : made }));
+      }
+      if (r.op.delete) note(await calls.delete(made));
+    }
+    expect(other, `a call that succeeds answers 200: ${other.join("; ")}`).toEqual([]);
   });
 
   test("rule 1: a path that does not exist answers 404", covers("ERR-1-PATH"), async ({ api, target, session }) => {

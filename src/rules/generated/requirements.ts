@@ -196,7 +196,7 @@ export const REQUIREMENTS = {
   "ERR-200": {
     kind: "spec",
     section: "Errors, 200",
-    text: "A call that succeeds answers 200.",
+    text: "A call that succeeds answers 200, on every operation of every resource of the contract (lists, reads, creates, updates and deletes).",
   },
   "ERR-1-PATH": {
     kind: "spec",
