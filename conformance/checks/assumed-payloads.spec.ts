@@ -1,4 +1,5 @@
 // Our assumptions about payloads (openapi/ASSUMPTIONS.md), checked with the full contract.
+import { readXml } from "../../src/rules/xml.ts";
 import {
   createCustomer,
   customerBody,
@@ -12,8 +13,16 @@ import {
 } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
+import { resources, urlOf } from "../lib/resources.ts";
 import { describeProblems } from "../lib/shapes.ts";
 import { checks, coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
+
+/** The names of an XML text's root element and of its first child element. */
+const elementNames = (xml: string): [string | undefined, string | undefined] => {
+  const body = xml.replace(/^\s*<\?xml[^>]*\?>/, "");
+  const names = [...body.matchAll(/<([A-Za-z_][\w.-]*)[\s/>]/g)].map((m) => m[1]);
+  return [names[0], names[1]];
+};
 
 checks(() => {
   test(
@@ -129,6 +138,21 @@ checks(() => {
       expect(contract.compiled.xml.parse("Customer", xml.text)).toEqual(json);
       const list = await send(api, "GET", infoListUrl(target), { headers: { ...auth, accept: "text/xml" } });
       expect(list.text).toMatch(/<ArrayOfCustomerInfo [^>]*><CustomerInfo>/);
+      // Every list's XML names its array and its items as the contract's xml names say (a list of
+      // another resource written as ArrayOfAdministration passed when only the customers' was read).
+      const names: string[] = [];
+      for (const r of resources("list", "name-value-list")) {
+        const op = r.op.list!;
+        const xml = await send(api, "GET", urlOf(target, op), { headers: { ...auth, accept: "application/xml" } });
+        const items = xml.status === 200 ? readXml(xml.text) : undefined;
+        if (!items) continue;
+        const sample = contract.compiled.xml.stringify(op.answers, [{}]);
+        const [root, item] = elementNames(sample);
+        const [gotRoot, gotItem] = elementNames(xml.text);
+        if (gotRoot !== root || (gotItem !== undefined && gotItem !== item))
+          names.push(`${xml.call}: <${gotRoot}><${gotItem ?? ""}>, the contract's <${root}><${item}>`);
+      }
+      expect(names, names.join("; ")).toEqual([]);
       const dtd = await send(api, "PUT", customerUrl(target, id), {
         headers: { ...auth, "content-type": "application/xml" },
         body: `<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/hostname">]><Customer><Name>&x;</Name></Customer>`,

@@ -9,6 +9,7 @@ import {
   uniqueName,
 } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
+import { resources, urlOf } from "../lib/resources.ts";
 import { checks, covers, coversWriting, expect, expectSucceeded, need, test } from "../lib/test.ts";
 
 checks(() => {
@@ -116,6 +117,31 @@ checks(() => {
       expect(descending, "$orderby=CustomerId desc: the ascending order reversed").toEqual([...ascending].reverse());
       expect(page, "$orderby=CustomerId&$skip=1&$top=1: the second of the three").toEqual(ascending.slice(1, 2));
       expect(rest, "$orderby=CustomerId&$skip=1: all but the first").toEqual(ascending.slice(1));
+    },
+  );
+
+  test(
+    "every list of the contract takes the list parameters: $top=0 answers none, $select and a malformed $filter are 400",
+    covers("A-LIST-PARAMETERS"),
+    async ({ api, target, session }) => {
+      // Lists other than the customers' too (AdministrationInfoList takes them, A-ADMINISTRATIONS):
+      // one that ignored every option passed when only CustomerInfoList was asked.
+      const auth = await session.auth();
+      const wrong: string[] = [];
+      for (const r of resources("list", "name-value-list")) {
+        const url = urlOf(target, r.op.list!);
+        const none = await send(api, "GET", `${url}?$top=0`, { headers: auth });
+        const items = none.status === 200 ? (none.json() as unknown) : undefined;
+        if (!Array.isArray(items) || items.length > 0)
+          wrong.push(
+            `${none.call}?$top=0 answered ${none.status}${Array.isArray(items) ? ` with ${items.length} items` : ""}`,
+          );
+        for (const query of ["$select=x", `$filter=${encodeURIComponent("x eq")}`]) {
+          const refused = await send(api, "GET", `${url}?${query}`, { headers: auth });
+          if (refused.status !== 400) wrong.push(`${refused.call}?${query} answered ${refused.status}`);
+        }
+      }
+      expect(wrong, wrong.join("; ")).toEqual([]);
     },
   );
 });

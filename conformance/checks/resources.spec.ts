@@ -318,10 +318,37 @@ checks(() => {
       async ({ api, target, session, contract, findings }) => {
         // Items of a schema of their own are read by their names: names in another case are CUST-NAMES' finding.
         await findings.require({ names: true });
-        const res = await send(api, "GET", urlOf(target, r.op.list!), { headers: await session.auth() });
+        const auth = await session.auth();
+        const res = await send(api, "GET", urlOf(target, r.op.list!), { headers: auth });
         expectSucceeded(res, res.call);
         const problems = problemsOf(contract.spec, r.op.list!.answers, res.json(), target, r.op.list!.view.properties);
         expect(problems, describeProblems(problems)).toEqual([]);
+        // Each item is an object of the database the path addresses, read at its address there: a
+        // list that also showed another database's objects passed a check of its shape alone. Up
+        // to 100 items of a long list (its first and last 50), one GET each.
+        const objects = resources("editable").find((e) => e.collection === r.collection && e.op.read);
+        const items = res.json() as unknown;
+        if (!objects || !Array.isArray(items)) return;
+        const calls = lifecycle(api, target, objects, auth);
+        const ids = items.map((item) => calls.idOf(item)).filter((id): id is string => id !== undefined);
+        const tried = ids.length <= 100 ? ids : [...ids.slice(0, 50), ...ids.slice(-50)];
+        let gone: string[] = [];
+        for (const id of tried) if ((await calls.get(id)).status === 404) gone.push(id);
+        if (gone.length > 0) {
+          // An object another worker of the run deleted since is gone from the list too: only ids
+          // the list still shows, and still not found, are this rule's finding.
+          const again = await send(api, "GET", urlOf(target, r.op.list!), { headers: auth });
+          const still = new Set(
+            (Array.isArray(again.json()) ? (again.json() as unknown[]) : []).map((item) => calls.idOf(item)),
+          );
+          const confirmed: string[] = [];
+          for (const id of gone) if (still.has(id) && (await calls.get(id)).status === 404) confirmed.push(id);
+          gone = confirmed;
+        }
+        const missing = gone.map(
+          (id) => `${objects.name} ${id} answered 404 at ${urlOf(target, objects.op.read!, id)}`,
+        );
+        expect(missing, `items of ${res.call} that are no object of its database: ${missing.join("; ")}`).toEqual([]);
       },
     );
   }

@@ -85,8 +85,8 @@ export const REQUIREMENTS = {
   },
   "INFO-LIST": {
     kind: "spec",
-    section: "Resources, CustomerInfoList; Endpoints, Data endpoints",
-    text: "GET on a list (CustomerInfoList: customer info objects) answers a JSON array of its items, each of its item schema. Checked per list.",
+    section: "Resources, CustomerInfoList; Endpoints, Data endpoints (database_id)",
+    text: "GET on a list (CustomerInfoList: customer info objects) answers a JSON array of its items, each of its item schema, each an object of the database the path addresses (read at its address there). Checked per list.",
   },
   "TOK-CODE-EXCHANGE": {
     kind: "spec",
@@ -346,7 +346,7 @@ export const REQUIREMENTS = {
   "A-XML-MAPPING": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "XML is DataContract style (root named after the type, i:nil for null, ArrayOfCustomerInfo) and reads back to the JSON value; a DTD is refused.",
+    text: "XML is DataContract style (root named after the type, i:nil for null, ArrayOfCustomerInfo; every list's array and item elements named as the contract's xml names say) and reads back to the JSON value; a DTD is refused.",
   },
   "A-MEDIA-TYPES": {
     kind: "assumption",
@@ -416,7 +416,7 @@ export const REQUIREMENTS = {
   "A-LIST-PARAMETERS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "CustomerInfoList takes $filter, $orderby (asc and desc), $skip and $top (applied in that order) on the info fields; another $ option or an unsupported expression is 400.",
+    text: "CustomerInfoList takes $filter, $orderby (asc and desc), $skip and $top (applied in that order) on the info fields; another $ option or an unsupported expression is 400. Every other list of the contract takes them too ($top=0 answers none; $select and a malformed $filter are 400).",
   },
   "A-CORS": {
     kind: "assumption",
