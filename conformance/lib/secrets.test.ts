@@ -65,7 +65,8 @@ const dir = ensureRunDir(); process.stdout.write(dir + "\\n" + String((await imp
     expect(run.dir).toMatch(/bawa-conformance-run-/);
     expect(run.existed).toBe(true);
     expect(run.left).toEqual([]);
-  });
+    // A process with tsx: about a second, many more on a loaded machine.
+  }, 60_000);
 
   it("a folder the environment names is its maker's: used, never removed", () => {
     const named = mkdtempSync(join(tmpdir(), "bawa-run-dir-named-"));
@@ -76,5 +77,5 @@ const dir = ensureRunDir(); process.stdout.write(dir + "\\n" + String((await imp
     } finally {
       rmSync(named, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
