@@ -1,6 +1,6 @@
 // The code flow (web server applications) through the real screens. The
 // checks that only look at one flow share it (flows in lib/test.ts).
-import { codeThroughScreens } from "../lib/screens.ts";
+import { carriesGrant, codeThroughScreens, walkScreens } from "../lib/screens.ts";
 import { checks, covers, expect, needLogin, test } from "../lib/test.ts";
 import { clientParams, tokenFields, tokenRequest } from "../lib/tokens.ts";
 
@@ -17,6 +17,27 @@ checks(() => {
       );
     },
   );
+
+  test("a wrong password logs no one in: no code, no token", covers("AUTHZ-SCREENS"), async ({ page, target }) => {
+    const client = needLogin(target);
+    // One wrong password a run, the user's right one logging in around it: no lockout to fear.
+    // A login screen that let any password through passed every walk, which all log in right.
+    const walk = await walkScreens(
+      page,
+      target,
+      {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: target.scope,
+        response_type: "code",
+        state: "wrong password",
+      },
+      { redirectUri: client.redirectUri, decision: "allow", password: `${target.password ?? ""}-not-it` },
+    );
+    expect(walk.login, "the login screen showed and was filled in").toBe(true);
+    const granted = [walk.landed, ...walk.left].filter((u): u is URL => u !== undefined && carriesGrant(u));
+    expect(granted.map(String), "where a wrong password sent the browser with a code or token").toEqual([]);
+  });
 
   test(
     "the code comes back in the query of the redirect URI",

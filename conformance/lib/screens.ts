@@ -111,6 +111,8 @@ export interface WalkOptions {
   decision?: "allow" | "deny" | "stay";
   /** Log in when the login screen shows (default true). */
   logIn?: boolean;
+  /** The password to log in with, where not the target's own (a wrong one, to see it refused). */
+  password?: string;
 }
 
 /** How long a walk waits, after acting on a screen, for what that set off before it looks again. */
@@ -249,7 +251,7 @@ export async function walkScreens(
       const seen = await look({
         logIn:
           !walk.login && opts.logIn !== false && t.username
-            ? { user: t.username, password: t.password ?? "" }
+            ? { user: t.username, password: opts.password ?? t.password ?? "" }
             : undefined,
         decide: !walk.permission && opts.decision !== "stay",
       });

@@ -121,7 +121,7 @@ export const REQUIREMENTS = {
   "AUTHZ-SCREENS": {
     kind: "spec",
     section: "Endpoints, OAuth endpoints (GET /OAuth/Authorize)",
-    text: "GET /OAuth/Authorize leads the user to a login screen, then to a screen that grants permission, then to redirect_uri.",
+    text: "GET /OAuth/Authorize leads the user to a login screen, then to a screen that grants permission, then to redirect_uri; a wrong password gets no code or token (tried once a run).",
   },
   "AUTHZ-CODE-REDIRECT": {
     kind: "spec",
