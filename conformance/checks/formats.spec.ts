@@ -2,7 +2,7 @@
 // written once with a JSON body and once with an XML body carrying the same values, created and
 // then replaced; what is stored must be the same, read back in JSON and in XML. The XML writes
 // send application/xml and text/xml, one each, and ask for XML back.
-import { propertiesOf, typesOf, valueFor } from "../../src/rules/bodies.ts";
+import { type PropertySchema, propertiesOf, typesOf, valueFor } from "../../src/rules/bodies.ts";
 import { readXml } from "../../src/rules/xml.ts";
 import type { Target } from "../lib/config.ts";
 import { type Api, quote, send } from "../lib/http.ts";
@@ -49,7 +49,7 @@ checks(() => {
       if (types.includes("boolean")) body[k] = round % 2 === 0 ? p.default !== true : p.default === true;
       else if (types.includes("number") && !p.enum && fractionFits(p, round)) body[k] = fraction(round);
       else if (types.includes("string") && types.includes("null") && !p.enum && (p.maxLength ?? 99) >= 3)
-        body[k] = valueFor(p, `${round}${k}`);
+        body[k] = k.endsWith("Id") ? valueFor(p, `${round}${k}`) : edgeText(p, `${round}${k}`);
       else if (!types.some((t) => ["string", "integer", "number"].includes(t))) continue;
       compared.push(k);
     }
@@ -58,13 +58,37 @@ checks(() => {
 
   /**
    * A decimal with a fraction for a number property (a default of 0 hid a reader that took the
-   * decimal point for a thousands separator): 12.5 and 2.25, where the schema's bounds allow.
+   * decimal point for a thousands separator), and one of three places (one kept to the cent): 12.5
+   * and 2.125, where the schema's bounds allow.
    */
-  const fraction = (round: number) => (round === 0 ? 12.5 : 2.25);
+  const fraction = (round: number) => (round === 0 ? 12.5 : 2.125);
   const fractionFits = (p: { minimum?: number; maximum?: number; multipleOf?: number }, round: number) =>
     p.multipleOf === undefined &&
     (p.minimum === undefined || fraction(round) >= p.minimum) &&
     (p.maximum === undefined || fraction(round) <= p.maximum);
+
+  /**
+   * A text with what a writer or a reader may mangle: spaces at both ends, XML's special characters,
+   * a letter beyond ASCII and, where its length leaves room, one beyond the BMP. Not for a code (a
+   * text named ...Id, whose values the description does not show). A server that trimmed texts,
+   * wrote XML unescaped or read bodies as Latin-1 passed with plain letters.
+   */
+  function edgeText(p: PropertySchema, text: string): string {
+    const base = ` ${text} <&>"'é`;
+    const full = `${base} 😀 `;
+    const max = p.maxLength ?? 255;
+    return full.length <= max ? full : base.length <= max ? base : (valueFor(p, text) as string);
+  }
+
+  /** Whether a value read back is the one sent: a text as it was, a number or a truth value as written. */
+  const asSent = (sent: unknown, read: unknown) =>
+    typeof sent === "string"
+      ? read === sent
+      : typeof sent === "number"
+        ? read !== null && read !== "" && Number(read) === sent
+        : typeof sent === "boolean"
+          ? String(read).toLowerCase() === String(sent)
+          : norm(read) === norm(sent);
 
   /**
    * The XML media type of a round's XML write: both that the contract takes for a body, one each
@@ -126,6 +150,15 @@ checks(() => {
               expect(xml.status, xml.call).toBe(200);
               const asJson = byLower(json.json());
               const asXml = byLower(readXml(xml.text).fields);
+              // What was stored is what was sent, not only the same whichever format sent it: a
+              // server that trimmed every text or rounded decimals did so in both.
+              for (const k of compared) {
+                const read = asJson.get(k.toLowerCase());
+                if (!asSent(sent[k], read))
+                  problems.push(
+                    `${k} written as ${format.toUpperCase()} with ${JSON.stringify(sent[k])}: ${json.call} reads ${JSON.stringify(read)}`,
+                  );
+              }
               for (const k of compared) {
                 const key = k.toLowerCase();
                 if (norm(asJson.get(key)) !== norm(asXml.get(key)))

@@ -21,7 +21,7 @@ export const REQUIREMENTS = {
   "SVC-FORMATS-WRITE": {
     kind: "spec",
     section: "What the service does, 3",
-    text: "A write takes a JSON body and an XML body alike - the same values sent as JSON and as XML (application/xml and text/xml), on create and on replace, are stored the same, and read back the same in JSON and in XML; an XML write asked for XML is answered in XML. Checked per editable resource, with values that are not the defaults (decimals with a fraction).",
+    text: "A write takes a JSON body and an XML body alike - the same values sent as JSON and as XML (application/xml and text/xml), on create and on replace, are stored the same, and read back the same in JSON and in XML; an XML write asked for XML is answered in XML. Checked per editable resource, with values that are not the defaults (decimals with a fraction and three places, texts with spaces at both ends, XML's special characters and letters beyond ASCII), each read back as sent.",
   },
   "SVC-MODEL": {
     kind: "spec",
