@@ -52,6 +52,18 @@ checks(() => {
       redirect_uri: `${client.redirectUri}/other`,
     });
     expectTokenError(wrongUri, "invalid_grant", "another redirect_uri");
+    // Identical, not alike (RFC 6749 4.1.3): a comparison that ignored case passed the one above.
+    const otherCase = client.redirectUri.replace(/[a-z](?=[^/]*$)/, (c) => c.toUpperCase());
+    if (otherCase !== client.redirectUri) {
+      await page.context().clearCookies();
+      const caseOnly = await tokenRequest(api, target, {
+        grant_type: "authorization_code",
+        code: await codeThroughScreens(page, target),
+        ...clientParams(client),
+        redirect_uri: otherCase,
+      });
+      expectTokenError(caseOnly, "invalid_grant", "the redirect_uri in another case");
+    }
   });
 
   test("a code is bound to its client", covers("OAUTH-CODE-BOUND"), async ({ api, page, target }) => {

@@ -52,7 +52,7 @@ checks(() => {
   );
 
   test(
-    "without scope or response_type no code or token is issued",
+    "without redirect_uri, scope or response_type no code or token is issued",
     covers("AUTHZ-PARAMS-REQUIRED"),
     async ({ page, target }) => {
       const client = needLogin(target);
@@ -62,7 +62,9 @@ checks(() => {
         scope: target.scope,
         response_type: "code",
       };
-      for (const missing of ["scope", "response_type"] as const) {
+      // redirect_uri too: the description requires it, and a server that fell back to the registered
+      // one passed when only scope and response_type were left out.
+      for (const missing of ["redirect_uri", "scope", "response_type"] as const) {
         await page.context().clearCookies();
         const left = await attemptAuthorization(page, target, { ...base, [missing]: undefined });
         expect(left.filter(carriesGrant).map(String), `without ${missing}`).toEqual([]);

@@ -111,6 +111,9 @@ checks(() => {
       test.skip(wrong.status === 200, `${NOT_CHECKED}AUTH-SECRET: a wrong secret sent with Basic got a token`);
       expect(wrong.status, `a wrong secret with Basic: ${wrong.text.slice(0, 200)}`).toBe(401);
       expectTokenError(wrong, "invalid_client");
+      // RFC 6749 5.2: a client that authenticated with the Authorization header gets a challenge
+      // of the scheme it used.
+      expect(wrong.headers["www-authenticate"] ?? "none", "WWW-Authenticate of the 401 to Basic").toMatch(/^Basic\b/i);
     },
   );
 

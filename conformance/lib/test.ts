@@ -316,7 +316,8 @@ function sharedFlows(target: Target, api: Api, sharedContext: () => Promise<Brow
       return made;
     };
   };
-  const code = once(() => walk("code", `${LONG_BASE64}+/= ~ünïcode`));
+  // HTML's special characters too: a server that wrote state into its page escaped sent back &amp;.
+  const code = once(() => walk("code", `${LONG_BASE64}+/= ~ünïcode &<>"'`));
   // The code is read in each check that asks (codeOf skips that check when there is none).
   const exchanged = once(async (theCode: string) =>
     tokenRequest(api, target, { grant_type: "authorization_code", code: theCode, ...clientParams(target.client!) }),

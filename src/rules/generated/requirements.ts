@@ -141,7 +141,7 @@ export const REQUIREMENTS = {
   "AUTHZ-PARAMS-REQUIRED": {
     kind: "spec",
     section: "Endpoints, query parameters of /OAuth/Authorize",
-    text: "client_id, redirect_uri, scope and response_type are required; without scope or response_type no code or token is issued.",
+    text: "client_id, redirect_uri, scope and response_type are required; without redirect_uri, scope or response_type no code or token is issued.",
   },
   "TOKEN-FORM-BODY": {
     kind: "spec",
@@ -261,7 +261,7 @@ export const REQUIREMENTS = {
   "OAUTH-CODE-BOUND": {
     kind: "oauth",
     section: "RFC 6749 4.1.3",
-    text: "A code is bound to the client and the redirect URI it was issued for; another client or another redirect_uri gets invalid_grant.",
+    text: "A code is bound to the client and the redirect URI it was issued for; another client or another redirect_uri (one in another case too) gets invalid_grant.",
   },
   "OAUTH-REFRESH-BOUND": {
     kind: "oauth",
@@ -275,8 +275,8 @@ export const REQUIREMENTS = {
   },
   "OAUTH-CLIENT-BASIC": {
     kind: "oauth",
-    section: "RFC 6749 2.3.1",
-    text: "A confidential client may authenticate at the token endpoint with HTTP Basic (id and secret form-urlencoded, then base64); a wrong secret that way is 401 invalid_client.",
+    section: "RFC 6749 2.3.1, 5.2",
+    text: "A confidential client may authenticate at the token endpoint with HTTP Basic (id and secret form-urlencoded, then base64); a wrong secret that way is 401 invalid_client with a Basic WWW-Authenticate challenge.",
   },
   "OAUTH-NO-STORE": {
     kind: "oauth",
