@@ -15,6 +15,7 @@ import {
   readTokenAnswer,
   tokenFields,
   tokenRequest,
+  tokenUrl,
 } from "../lib/tokens.ts";
 
 checks(() => {
@@ -99,6 +100,18 @@ checks(() => {
         });
         expect(res.status, `with another ${name} (${value}): ${res.text.slice(0, 200)}`).not.toBe(200);
       }
+      // In the body, not the URL (RFC 6749 2.3.1: MUST NOT be in the request URI; the description:
+      // the request body is the name=value pairs): a URL carrying them all, with an empty body.
+      const inUrl = new URL(tokenUrl(target));
+      for (const [k, v] of Object.entries({ grant_type: "refresh_token", refresh_token, ...clientParams(client) }))
+        if (v !== undefined) inUrl.searchParams.set(k, v);
+      const queried = await send(api, "POST", inUrl.href, {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "",
+      });
+      expect(queried.status, `every parameter in the URL, none in the body: ${queried.text.slice(0, 200)}`).not.toBe(
+        200,
+      );
     },
   );
 

@@ -111,7 +111,7 @@ export const REQUIREMENTS = {
   "TOK-REFRESH-PARAMS": {
     kind: "spec",
     section: "Endpoints, body parameters of POST /OAuth/Token; States and transitions, Tokens; Authentication, 4",
-    text: "refresh_token, client_id, client_secret and redirect_uri are required on the refresh grant, and must match the registration; without any of them, or with another client_id, client_secret or redirect_uri, no token is issued.",
+    text: "refresh_token, client_id, client_secret and redirect_uri are required on the refresh grant, and must match the registration; without any of them, or with another client_id, client_secret or redirect_uri, or with them in the URL instead of the body, no token is issued.",
   },
   "TOK-IMPLICIT-NO-REFRESH": {
     kind: "spec",
