@@ -52,11 +52,10 @@ describe("the verdict of bawa conformance", () => {
     const row = (id: string) => summary.requirements.find((r) => r.id === id);
     expect(row("VER-PATH")?.verdict).toBe("passed");
     expect(row("AUTHZ-SCREENS")?.verdict).toBe("not verified");
-    // Both flows' checks of it (code and implicit), each saying why.
-    expect(row("AUTHZ-SCREENS")?.checks.map((c) => c.reason)).toEqual([
-      expect.stringMatching(/^not verified: CONFORMANCE_BROWSER=0: /),
-      expect.stringMatching(/^not verified: CONFORMANCE_BROWSER=0: /),
-    ]);
+    // Each of its checks (the code flow's, the token flow's, a wrong password's), each saying why.
+    const reasons = row("AUTHZ-SCREENS")?.checks.map((c) => c.reason) ?? [];
+    expect(reasons.length).toBeGreaterThanOrEqual(3);
+    for (const reason of reasons) expect(reason).toMatch(/^not verified: CONFORMANCE_BROWSER=0: /);
   }, 120_000);
 
   it("a check that lacks settings names only the missing ones, each with what it is for", async () => {
