@@ -135,6 +135,17 @@ export const authorizeUrl = (t: Target, params: Record<string, string | undefine
   return url.href;
 };
 
+/**
+ * An address for a message, each query value over 60 characters cut to its first 24 and its
+ * length: the flows' 360-character states made every failed walk's message a screenful.
+ */
+export function withShortValues(address: string): string {
+  const u = new URL(address);
+  for (const [k, v] of [...u.searchParams])
+    if (v.length > 60) u.searchParams.set(k, `${v.slice(0, 24)}…(${v.length} characters)`);
+  return u.href;
+}
+
 /** Whether an address carries an authorization result (a code or a token). */
 export const carriesGrant = (u: URL) =>
   u.searchParams.has("code") ||
@@ -482,7 +493,7 @@ export async function throughScreens(
   if (opts.seen) Object.assign(opts.seen, { login: walk.login, permission: walk.permission });
   if (!walk.landed) {
     throw new Error(
-      `the browser did not arrive at ${client.redirectUri}; it is at ${page.url()} (${walk.login ? "logged in" : "no login screen found"}, ${walk.permission ? "decided" : "no permission screen found"}: check the selectors, user and password)`,
+      `the browser did not arrive at ${client.redirectUri}; it is at ${withShortValues(page.url())} (${walk.login ? "logged in" : "no login screen found"}, ${walk.permission ? "decided" : "no permission screen found"}: check the selectors, user and password)`,
     );
   }
   return walk.landed;
