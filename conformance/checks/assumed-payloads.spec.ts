@@ -18,10 +18,9 @@ import { describeProblems } from "../lib/shapes.ts";
 import { checks, coversWriting, expect, expectSucceeded, test } from "../lib/test.ts";
 
 /** The names of an XML text's root element and of its first child element. */
-const elementNames = (xml: string): [string | undefined, string | undefined] => {
-  const body = xml.replace(/^\s*<\?xml[^>]*\?>/, "");
-  const names = [...body.matchAll(/<([A-Za-z_][\w.-]*)[\s/>]/g)].map((m) => m[1]);
-  return [names[0], names[1]];
+const elementNames = (xml: string): [string, string | undefined] => {
+  const { root, fields } = readXml(xml);
+  return [root, Object.keys(fields)[0]];
 };
 
 checks(() => {
@@ -144,8 +143,7 @@ checks(() => {
       for (const r of resources("list", "name-value-list")) {
         const op = r.op.list!;
         const xml = await send(api, "GET", urlOf(target, op), { headers: { ...auth, accept: "application/xml" } });
-        const items = xml.status === 200 ? readXml(xml.text) : undefined;
-        if (!items) continue;
+        if (xml.status !== 200) continue;
         const sample = contract.compiled.xml.stringify(op.answers, [{}]);
         const [root, item] = elementNames(sample);
         const [gotRoot, gotItem] = elementNames(xml.text);
