@@ -1,7 +1,7 @@
 // Our assumptions about the OAuth endpoints (openapi/ASSUMPTIONS.md).
 
 import { send } from "../lib/http.ts";
-import { authorizeUrl } from "../lib/screens.ts";
+import { authorizeUrl, carriesGrant, resultParts, walkScreens, withShortValues } from "../lib/screens.ts";
 import { checks, covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
 import {
   clientParams,
@@ -31,6 +31,49 @@ checks(() => {
       );
       expect(res.status).toBe(400);
       expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    },
+  );
+
+  test(
+    "a wrong or missing scope is invalid_scope, sent back where the flow answers",
+    covers("A-AUTHZ-ERRORS"),
+    async ({ page, target }) => {
+      const client = needLogin(target);
+      const scope = target.scope!; // needLogin asks for it
+      const wrong = scope.endsWith("/*") ? `${scope.slice(0, -1)}Admin` : `${scope}x`;
+      for (const responseType of ["code", "token"] as const) {
+        for (const [what, asked] of [
+          [`a wrong scope (${wrong})`, wrong],
+          ["another kind of scope (openid)", "openid"],
+          ["no scope", undefined],
+        ] as const) {
+          await page.context().clearCookies();
+          const state = `scope ${responseType}`;
+          const walk = await walkScreens(
+            page,
+            target,
+            {
+              client_id: client.clientId,
+              redirect_uri: client.redirectUri,
+              scope: asked,
+              response_type: responseType,
+              state,
+            },
+            { redirectUri: client.redirectUri, decision: "allow" },
+          );
+          const where = `${responseType} flow, ${what}`;
+          expect(
+            walk.landed && withShortValues(walk.landed.href),
+            `${where}: sent back, not shown a page`,
+          ).toBeTruthy();
+          expect(carriesGrant(walk.landed!), `${where}: a code or token was issued`).toBe(false);
+          const { result } = resultParts(walk.landed!, responseType);
+          expect([result.get("error"), result.get("state")], `${where}: error and state`).toEqual([
+            "invalid_scope",
+            state,
+          ]);
+        }
+      }
     },
   );
 

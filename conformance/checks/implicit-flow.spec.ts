@@ -3,11 +3,10 @@
 import { oauthFacts } from "../../src/rules/oauth.ts";
 import { infoListUrl } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
+import { fragmentOf } from "../lib/screens.ts";
 import { checks, covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
 
 checks(() => {
-  const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
-
   /**
    * The token flow's parameters where they arrived: the fragment, or the query when only the query
    * holds a token. Where they arrive is OAUTH-IMPLICIT-FRAGMENT's finding; the checks of what they

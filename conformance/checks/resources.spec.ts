@@ -7,17 +7,19 @@
 // spellings of the version segment. Each check names its resource as its
 // subject, so the matrix shows `SVC-METHODS · Customer`, `SVC-METHODS · Supplier`.
 
+import { isDeepStrictEqual } from "node:util";
 import { asMonthDayYear } from "../../src/rules/dates.ts";
 import { described, valueNamed } from "../../src/rules/names.ts";
 import { readXml, xmlText } from "../../src/rules/xml.ts";
 import { apiBase } from "../lib/config.ts";
-import { notCreated, send } from "../lib/http.ts";
+import { notCreated, quote, send } from "../lib/http.ts";
 import { absentId } from "../lib/operations.ts";
 import { NOT_APPLICABLE, NOT_CHECKED, NOT_VERIFIED, SUBJECT_ANNOTATION } from "../lib/requirements.ts";
 import {
   bodyOf,
   changeableProperty,
   creationRule,
+  defaultOf,
   hasDefault,
   isEnum,
   lifecycle,
@@ -177,6 +179,97 @@ checks(() => {
         ).toEqual([]);
       },
     );
+
+    test(
+      `${r.name}: a property missing from the body of POST gets the contract's default value`,
+      about(r, coversWriting("A-DEFAULTS")),
+      async ({ api, target, session, findings }) => {
+        await findings.require({ names: true, dates: true });
+        // Every default the contract declares, compared: CUST-DEFAULTS sees only that an omitted
+        // property is stored and a PUT does not keep the value before, and passed a server that gave
+        // a team's resource false and 0 where its contract says true and 21.
+        const given = c.request!.properties.filter(
+          (k) => k !== c.idProperty && !c.serviceSet.some((s) => s.name === k) && hasDefault(c, k),
+        );
+        test.skip(given.length === 0, `${NOT_APPLICABLE}${c.request!.schema} gives no property a default`);
+        const calls = lifecycle(api, target, r, await session.auth());
+        const sent = new Set([...requiredOf(c), nameProperty(c)]);
+        const full = bodyOf(c, uniqueName(target.namePrefix));
+        const { id } = await calls.create(Object.fromEntries(Object.entries(full).filter(([k]) => sent.has(k))));
+        const read = await calls.get(id);
+        await calls.delete(id);
+        expectSucceeded(read, read.call);
+        const stored = described(read.json(), c.properties, target);
+        // One missing from the answer is CUST-DEFAULTS's finding (or the fields' check's).
+        const wrong = given
+          .filter((k) => !sent.has(k) && k in stored && !isDeepStrictEqual(stored[k], defaultOf(c, k)))
+          .map((k) => `${k}: ${JSON.stringify(stored[k])}, the contract's default ${JSON.stringify(defaultOf(c, k))}`);
+        expect(wrong, `omitted properties of the created ${r.name}, not their default: ${wrong.join("; ")}`).toEqual(
+          [],
+        );
+      },
+    );
+
+    if (r.op.update && c.idProperty) {
+      test(
+        `${r.name}: a PUT body naming another id than its path is 400`,
+        about(r, coversWriting("A-PUT-ID")),
+        async ({ api, target, session }) => {
+          // Per resource: a check of the customer's CustomerId alone passed a server that compared
+          // that one property and let a team's resource be stored under another id.
+          const { id, body, calls, done } = await anObject(api, target, r, await session.auth());
+          const other = absentId(r);
+          const res = await calls.put(id, { ...body, [c.idProperty!]: c.idIsNumber ? Number(other) : other });
+          await done();
+          expect(res.status, `${res.call} with ${c.idProperty} ${other}: ${quote(res.text, 200)}`).toBe(400);
+        },
+      );
+    }
+
+    const info = listOf(c);
+    if (info && r.op.update && r.op.read && r.op.delete) {
+      const list = info.op.list!;
+      const shared = list.view.properties.filter((k) => c.properties.includes(k));
+      test(
+        `${r.name}: ${info.name}'s items equal the ${r.name}'s fields of the same name, after POST and after PUT`,
+        about(r, coversWriting("A-INFO-FIELDS")),
+        async ({ api, target, session, findings }) => {
+          await findings.require({ names: true, dates: true });
+          const auth = await session.auth();
+          const calls = lifecycle(api, target, r, auth);
+          // Each free text a value of its own, so a field copied from another shows (an info list's
+          // Telephone taken from MobilePhone passed while both were null).
+          const name = nameProperty(c);
+          const own = (when: string) =>
+            Object.fromEntries(
+              shared.filter((k) => k !== name && freeText(c, k)).map((k) => [k, textValue(c, k, `${k} ${when}`)]),
+            );
+          const full = bodyOf(c, uniqueName(target.namePrefix));
+          const { id } = await calls.create({ ...full, ...own("POST") });
+          const compare = async (when: string): Promise<string[]> => {
+            const object = await calls.get(id);
+            const items = await send(api, "GET", urlOf(target, list), { headers: auth });
+            expectSucceeded(object, object.call);
+            expectSucceeded(items, items.call);
+            const of = described(object.json(), c.properties, target);
+            const item = (items.json() as unknown[])
+              .map((i) => described(i, list.view.properties, target))
+              .find((i) => String(i[c.idProperty!]) === String(of[c.idProperty!] ?? id));
+            if (!item) return [`${when}: ${items.call} has no item of ${c.idProperty} ${id}`];
+            return shared
+              .filter((k) => !isDeepStrictEqual(item[k], of[k]))
+              .map((k) => `${when}: ${k} ${JSON.stringify(item[k])}, the ${r.name}'s ${JSON.stringify(of[k])}`);
+          };
+          const wrong = await compare("after POST");
+          const shownId = (await calls.get(id)).json()?.[c.idProperty!] ?? id;
+          const put = await calls.put(id, { ...full, [c.idProperty!]: shownId, ...own("PUT") });
+          expectSucceeded(put, put.call);
+          wrong.push(...(await compare("after PUT")));
+          await calls.delete(id);
+          expect(wrong, wrong.join("; ")).toEqual([]);
+        },
+      );
+    }
 
     test(
       `${r.name}: POST and PUT without the body answer 400`,

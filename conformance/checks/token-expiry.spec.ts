@@ -8,7 +8,7 @@ import { infoListUrl } from "../lib/customers.ts";
 import { type Api, quote, type Reply, send } from "../lib/http.ts";
 import { dataOperations, tryEvery, unexpected } from "../lib/operations.ts";
 import { NOT_CHECKED, NOT_VERIFIED } from "../lib/requirements.ts";
-import { throughScreens } from "../lib/screens.ts";
+import { fragmentOf, throughScreens } from "../lib/screens.ts";
 import {
   checks,
   covers,
@@ -37,7 +37,7 @@ checks(() => {
       // A token flow that does not come back is the finding of that flow's own checks.
       test.skip(!landed, `${NOT_CHECKED}AUTHZ-TOKEN-REDIRECT: the token flow did not come back (${why.slice(0, 200)})`);
       if (!landed) throw new Error(why);
-      const fragment = new URLSearchParams(landed.hash.slice(1));
+      const fragment = fragmentOf(landed);
       // A token in the query is OAUTH-IMPLICIT-FRAGMENT's finding; the token is read either way.
       const token = fragment.get("access_token") ?? landed.searchParams.get("access_token");
       test.skip(!token, `${NOT_CHECKED}AUTHZ-TOKEN-REDIRECT: the token flow's redirect carries no access_token`);

@@ -117,9 +117,12 @@ export const nameProperty = (c: Collection): string | undefined => nameOf(c, sui
 /** What a write must give of an editable resource (src/rules/bodies.ts: required, without a default, not the id). */
 export const requiredOf = (c: Collection): readonly string[] => requiredOfWrite(suiteContract(), c);
 
+/** The default the contract gives a property of an editable resource's request, if any. */
+export const defaultOf = (c: Collection, property: string): unknown =>
+  propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property]?.default;
+
 /** Whether the contract gives a property of an editable resource's request a default. */
-export const hasDefault = (c: Collection, property: string) =>
-  propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property]?.default !== undefined;
+export const hasDefault = (c: Collection, property: string) => defaultOf(c, property) !== undefined;
 
 /** Whether a property of an editable resource's request allows only the values it lists. */
 export const isEnum = (c: Collection, property: string) =>

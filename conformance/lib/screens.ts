@@ -146,11 +146,24 @@ export function withShortValues(address: string): string {
   return u.href;
 }
 
+/** The parameters of an address's fragment, where the token flow answers (RFC 6749 4.2.2). */
+export const fragmentOf = (u: URL): URLSearchParams => new URLSearchParams(u.hash.slice(1));
+
+/**
+ * Where a flow's redirect carries its result, errors included (RFC 6749 4.1.2.1, 4.2.2.1): the
+ * query for the code flow, the fragment for the token flow; and the other place, which must not.
+ */
+export const resultParts = (
+  back: URL,
+  responseType: "code" | "token",
+): { result: URLSearchParams; elsewhere: URLSearchParams } =>
+  responseType === "code"
+    ? { result: back.searchParams, elsewhere: fragmentOf(back) }
+    : { result: fragmentOf(back), elsewhere: back.searchParams };
+
 /** Whether an address carries an authorization result (a code or a token). */
 export const carriesGrant = (u: URL) =>
-  u.searchParams.has("code") ||
-  u.searchParams.has("access_token") ||
-  new URLSearchParams(u.hash.slice(1)).has("access_token");
+  u.searchParams.has("code") || u.searchParams.has("access_token") || fragmentOf(u).has("access_token");
 
 /**
  * Opens the authorization request `params` and goes through the screens as a
@@ -515,7 +528,7 @@ export function codeOf(landed: URL): string {
 
 /** The code in a redirect's query, else in its fragment; undefined when neither has one. */
 export const codeIn = (landed: URL): string | undefined =>
-  landed.searchParams.get("code") || new URLSearchParams(landed.hash.slice(1)).get("code") || undefined;
+  landed.searchParams.get("code") || fragmentOf(landed).get("code") || undefined;
 
 /** Through the screens for a code (response_type=code), which it returns (see codeOf). */
 export async function codeThroughScreens(

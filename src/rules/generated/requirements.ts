@@ -326,7 +326,7 @@ export const REQUIREMENTS = {
   "A-DEFAULTS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "Missing properties get false, 0, null, \"\" (CustomerId) and \"J\" (ChargeVatTypeId).",
+    text: "Missing properties get the contract's default values (the customer's false, 0, null, \"\" (CustomerId) and \"J\" (ChargeVatTypeId)). Checked per editable resource.",
   },
   "A-REQUIRED": {
     kind: "assumption",
@@ -341,7 +341,7 @@ export const REQUIREMENTS = {
   "A-INFO-FIELDS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "Info objects have CustomerId, Name, ShortName, City, CountryId, CustomerStateId, Email and Telephone, equal to the customer's, after a create and after an update.",
+    text: "Info objects have CustomerId, Name, ShortName, City, CountryId, CustomerStateId, Email and Telephone, equal to the customer's, after a create and after an update; so has every info list of the contract the fields its items share by name with their object. Checked per editable resource.",
   },
   "A-XML-MAPPING": {
     kind: "assumption",
@@ -361,7 +361,7 @@ export const REQUIREMENTS = {
   "A-PUT-ID": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A PUT body with another CustomerId than the path is 400.",
+    text: "A PUT body with another CustomerId than the path is 400; so is one naming another id on every editable resource.",
   },
   "A-WRITE-RESPONSE": {
     kind: "assumption",
@@ -432,6 +432,11 @@ export const REQUIREMENTS = {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
     text: "The authorization error page is HTML with status 400.",
+  },
+  "A-AUTHZ-ERRORS": {
+    kind: "assumption",
+    section: "ASSUMPTIONS.md",
+    text: "A wrong or missing scope issues nothing and redirects with error=invalid_scope and the unchanged state, in the query (code flow) or the fragment (token flow).",
   },
   "A-TOKEN-ERRORS": {
     kind: "assumption",
