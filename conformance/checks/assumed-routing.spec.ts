@@ -1,15 +1,21 @@
 // Our assumptions about addresses and access (openapi/ASSUMPTIONS.md).
+import { randomBytes } from "node:crypto";
+import type { Operation } from "../../src/contract/index.ts";
 import { apiBase } from "../lib/config.ts";
 import {
   createCustomer,
   customerBody,
   customerUrl,
   deleteCustomer,
+  getCustomer,
   infoListUrl,
+  postCustomer,
   uniqueName,
 } from "../lib/customers.ts";
 import { send } from "../lib/http.ts";
-import { resources, urlOf } from "../lib/resources.ts";
+import { absentId, dataOperations, tryEvery, unexpected } from "../lib/operations.ts";
+import { NOT_CHECKED } from "../lib/requirements.ts";
+import { bodyOf, lifecycle, resources, urlOf } from "../lib/resources.ts";
 import { checks, covers, coversWriting, expect, expectSucceeded, need, test } from "../lib/test.ts";
 
 checks(() => {
@@ -28,23 +34,87 @@ checks(() => {
   );
 
   test(
-    "a method the path does not have is 404",
-    coversWriting("A-UNKNOWN-METHOD"),
+    "a customer's id is compared exactly, not ignoring case",
+    coversWriting("A-PATH-CASE"),
     async ({ api, target, session }) => {
-      expect((await send(api, "PATCH", infoListUrl(target), { headers: await session.auth() })).status).toBe(404);
+      // An id of letters the check chooses (ids the service makes may be digits, which have no case).
+      const auth = await session.auth();
+      const chosen = `cs${randomBytes(3).toString("hex").replace(/[0-9]/g, "q")}`;
+      const made = await postCustomer(
+        api,
+        target,
+        auth,
+        customerBody(uniqueName(target.namePrefix), { CustomerId: chosen }),
+      );
+      test.skip(
+        made.status !== 200,
+        `${NOT_CHECKED}A-CUSTOMER-IDS: a create naming the id ${chosen} answered ${made.status}`,
+      );
+      const other = chosen.toUpperCase();
+      const read = await send(api, "GET", customerUrl(target, other), { headers: auth });
+      const removed = await send(api, "DELETE", customerUrl(target, other), { headers: auth });
+      const kept = await getCustomer(api, target, auth, chosen);
+      await deleteCustomer(api, target, auth, chosen);
+      expect([read.status, removed.status], `${read.call} and ${removed.call}, the customer being ${chosen}`).toEqual([
+        404, 404,
+      ]);
+      expect(kept.status, `${kept.call} after a DELETE of ${other}`).toBe(200);
     },
   );
 
-  test("a database the user may not use is 401", covers("A-DATABASE-ACCESS"), async ({ api, target, session }) => {
-    need({ CONFORMANCE_FORBIDDEN_DATABASE: target.forbiddenDatabase }, "a database the user may not use");
-    const res = await send(
-      api,
-      "GET",
-      `${apiBase(target)}/api/${encodeURIComponent(target.forbiddenDatabase!)}/CustomerInfoList`,
-      { headers: await session.auth() },
-    );
-    expect(res.status).toBe(401);
-  });
+  test(
+    "a method the path does not have is 404, on every path of the contract",
+    coversWriting("A-UNKNOWN-METHOD"),
+    async ({ api, target, session }) => {
+      // Every path, at an object that exists where the path takes an id: PATCH served on an
+      // object's address passed when only a list was asked. Never DELETE or PUT at an address
+      // without an id (a server that took one would act on a whole collection).
+      const auth = await session.auth();
+      const wrong: string[] = [];
+      for (const r of resources()) {
+        const byPath = new Map<string, Operation[]>();
+        for (const op of Object.values(r.op)) if (op) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+        const made = r.op.create && r.op.read && r.op.delete ? lifecycle(api, target, r, auth) : undefined;
+        const body = r.collection.request ? bodyOf(r.collection, uniqueName(target.namePrefix)) : {};
+        let id: string | undefined;
+        for (const [, ops] of byPath) {
+          const op = ops[0]!;
+          if (op.idParam && id === undefined) id = made ? (await made.create(body)).id : absentId(r);
+          const methods = ["GET", "POST", "PATCH", ...(op.idParam ? ["PUT", "DELETE"] : [])];
+          for (const method of methods.filter((m) => !ops.some((o) => o.method === m))) {
+            const withBody = method === "POST" || method === "PATCH" || method === "PUT";
+            const res = await send(api, method, urlOf(target, op, id), {
+              headers: {
+                ...auth,
+                accept: "application/json",
+                ...(withBody ? { "content-type": "application/json" } : {}),
+              },
+              ...(withBody ? { body: JSON.stringify(body) } : {}),
+            });
+            if (res.status !== 404) wrong.push(`${res.call} answered ${res.status}`);
+          }
+        }
+        if (made && id !== undefined) await made.delete(id);
+      }
+      expect(wrong, wrong.join("; ")).toEqual([]);
+    },
+  );
+
+  test(
+    "a database the user may not use is 401, to reads and writes",
+    covers("A-DATABASE-ACCESS"),
+    async ({ api, target, session }) => {
+      need({ CONFORMANCE_FORBIDDEN_DATABASE: target.forbiddenDatabase }, "a database the user may not use");
+      // Every data operation in that database (writes unless the run is read-only): a server that
+      // refused reads and carried out writes passed when only a list was read.
+      const there = { ...target, database: target.forbiddenDatabase! };
+      const probes = dataOperations(there).filter((p) => p.resource.op[p.action]?.databaseParam !== undefined);
+      const auth = await session.auth();
+      const answers = await tryEvery(api, there, probes, auth.authorization, auth);
+      const wrong = unexpected(probes, answers, 401);
+      expect(wrong, wrong.join("; ")).toEqual([]);
+    },
+  );
 
   test("a version that is not served is 404", covers("A-VERSIONS"), async ({ api, target, session }) => {
     const res = await send(

@@ -9,25 +9,30 @@
 //   properties, so leaving one out is the rule itself: SVC-REQUIRED, kind spec (as SVC-FIELDS is
 //   its schema's fields). One with a default is not missing: the service fills it in (requiredOfWrite). The customer's required properties are not shown; its Name is our
 //   assumption: A-REQUIRED.
-// - A text over its maxLength, a value its enum does not list, a wrong type, a malformed date or
+// - A text over its maxLength or under its minLength, a number outside its bounds, a value its enum does not list, a wrong type, a malformed date or
 //   document: the description says nothing of what the service does with them (its 400 is for
 //   missing parameters only), on any resource, whoever declared the limit: A-INVALID-BODIES, an
 //   assumption (the customer's lengths themselves are A-LIMITS). A value the target stores
 //   anyway is read back, so the failure says whether it was cut or replaced.
 import fc from "fast-check";
+import type { CompiledContract } from "../../src/contract/index.ts";
 import { valueNamed } from "../../src/rules/names.ts";
 import { quote, send } from "../lib/http.ts";
 import {
   assertProperty,
   bodiesWithout,
+  boundedNumbers,
   dateProperties,
   enumProperties,
   limitedTexts,
   malformedDateBodies,
   malformedJson,
   malformedXml,
+  outOfRangeBodies,
   outsideEnumBodies,
+  shortenedTexts,
   tooLongBodies,
+  tooShortBodies,
   unreadableXmlBodies,
   untextualProperties,
   wrongTypeBodies,
@@ -184,6 +189,17 @@ checks(() => {
     });
   }
 
+  /** Bodies with a text shorter than its minLength or a number outside its bounds, where the schema has such. */
+  const outOfBounds = (
+    compiled: CompiledContract,
+    schema: string,
+    valid: Record<string, unknown>,
+    skip: readonly string[],
+  ): Array<fc.Arbitrary<{ field: string; body: Record<string, unknown> }>> => [
+    ...(shortenedTexts(compiled, schema, skip).length > 0 ? [tooShortBodies(compiled, schema, valid, skip)] : []),
+    ...(boundedNumbers(compiled, schema, skip).length > 0 ? [outOfRangeBodies(compiled, schema, valid, skip)] : []),
+  ];
+
   for (const r of resources("editable")) {
     const c = r.collection;
     const schema = c.request!.schema;
@@ -244,7 +260,7 @@ checks(() => {
       );
 
       test(
-        `${r.name}: a replacement (PUT) of the wrong type, over a maxLength, outside an enum or with a malformed date is 400`,
+        `${r.name}: a replacement (PUT) of the wrong type, outside a length, a range or an enum, or with a malformed date is 400`,
         about(r),
         async ({ api, target, session, contract }) => {
           const auth = await session.auth();
@@ -258,6 +274,7 @@ checks(() => {
               ...(enumProperties(compiled, schema, skip).length > 0
                 ? [outsideEnumBodies(compiled, schema, valid, skip)]
                 : []),
+              ...outOfBounds(compiled, schema, valid, skip),
               ...(dateProperties(compiled, schema).length > 0 ? [malformedDateBodies(compiled, schema, valid)] : []),
             ];
             await assertProperty(fc.oneof(...kinds), eachJsonRefused(api, target, auth, id));
@@ -317,6 +334,16 @@ checks(() => {
           tooLongBodies(contract.compiled, schema, bodyOf(c, uniqueName(target.namePrefix)), skip),
           eachJsonRefused(api, target, await session.auth()),
         );
+      },
+    );
+
+    test(
+      `${r.name}: a text shorter than its minLength or a number outside its minimum or maximum is 400`,
+      about(r),
+      async ({ api, target, session, contract }) => {
+        const kinds = outOfBounds(contract.compiled, schema, bodyOf(c, uniqueName(target.namePrefix)), skip);
+        test.skip(kinds.length === 0, `${NOT_APPLICABLE}${schema} has no text with a minLength and no bounded number`);
+        await assertProperty(fc.oneof(...kinds), eachJsonRefused(api, target, await session.auth()));
       },
     );
 

@@ -159,6 +159,66 @@ export function tooLongBodies(
     );
 }
 
+/** The text properties of `schema` with a minLength above 0, but for those in `skip`, enums and dates. */
+export const shortenedTexts = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
+  Object.entries(propertiesOf(contract, schema))
+    .filter(
+      ([k, p]) =>
+        !skip.includes(k) &&
+        (p.minLength ?? 0) > 0 &&
+        typesOf(p).includes("string") &&
+        p.enum === undefined &&
+        p.format !== MONTH_DAY_YEAR,
+    )
+    .map(([name, p]) => ({ name, minLength: p.minLength! }));
+
+/** A valid body of `schema` with one text property shorter than its minLength (the empty text included). */
+export function tooShortBodies(
+  contract: CompiledContract,
+  schema: string,
+  valid: Record<string, unknown>,
+  skip: readonly string[],
+) {
+  return fc
+    .constantFrom(...shortenedTexts(contract, schema, skip))
+    .chain((p) =>
+      fc
+        .tuple(fc.integer({ min: 0, max: p.minLength - 1 }), fc.constantFrom("x", "L", "7"))
+        .map(([length, c]) => ({ field: p.name, body: { ...valid, [p.name]: c.repeat(length) } })),
+    );
+}
+
+/**
+ * The number properties of `schema` with a minimum or maximum (exclusive or not), but for those in
+ * `skip` and enums, each with values just and far outside them: for a whole number one past the
+ * bound, for a decimal a cent past it, and a thousand past it for both.
+ */
+export const boundedNumbers = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
+  Object.entries(propertiesOf(contract, schema)).flatMap(([name, p]) => {
+    const types = typesOf(p);
+    if (skip.includes(name) || p.enum !== undefined || !types.some((t) => t === "number" || t === "integer")) return [];
+    const step = types.includes("number") ? 0.01 : 1;
+    const outside = [
+      ...(p.minimum !== undefined ? [p.minimum - step, p.minimum - 1000] : []),
+      ...(p.exclusiveMinimum !== undefined ? [p.exclusiveMinimum, p.exclusiveMinimum - 1000] : []),
+      ...(p.maximum !== undefined ? [p.maximum + step, p.maximum + 1000] : []),
+      ...(p.exclusiveMaximum !== undefined ? [p.exclusiveMaximum, p.exclusiveMaximum + 1000] : []),
+    ].map((v) => Number(v.toFixed(2)));
+    return outside.length > 0 ? [{ name, outside }] : [];
+  });
+
+/** A valid body of `schema` with one number property outside its minimum or maximum. */
+export function outOfRangeBodies(
+  contract: CompiledContract,
+  schema: string,
+  valid: Record<string, unknown>,
+  skip: readonly string[],
+) {
+  return fc
+    .constantFrom(...boundedNumbers(contract, schema, skip))
+    .chain((p) => fc.constantFrom(...p.outside).map((v) => ({ field: p.name, body: { ...valid, [p.name]: v } })));
+}
+
 /** The properties of `schema` that allow only the values their enum lists. */
 export const enumProperties = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
   Object.entries(propertiesOf(contract, schema))

@@ -18,6 +18,7 @@ export interface PropertySchema {
   minimum?: number;
   maximum?: number;
   exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
   properties?: Record<string, PropertySchema>;
   required?: string[];
   "x-bawa-sequence"?: unknown;

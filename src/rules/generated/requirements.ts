@@ -336,7 +336,7 @@ export const REQUIREMENTS = {
   "A-ERROR-BODY": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "Errors answer {\"Message\", \"ModelState\"} and ModelState names each refused field.",
+    text: "Errors answer {\"Message\", \"ModelState\"} and ModelState names each refused field (`customer.<Field>`, in a create and in a replacement); asked for in XML, an Error element.",
   },
   "A-INFO-FIELDS": {
     kind: "assumption",
@@ -346,7 +346,7 @@ export const REQUIREMENTS = {
   "A-XML-MAPPING": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "XML is DataContract style (root named after the type, i:nil for null, ArrayOfCustomerInfo; every list's array and item elements named as the contract's xml names say) and reads back to the JSON value; a DTD is refused.",
+    text: "XML is DataContract style (root named after the type, i:nil for null, ArrayOfCustomerInfo; every list's array and item elements named as the contract's xml names say) and reads back to the JSON value; character references are read as their characters; a DTD is refused.",
   },
   "A-MEDIA-TYPES": {
     kind: "assumption",
@@ -356,7 +356,7 @@ export const REQUIREMENTS = {
   "A-DATES": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "Dates are accepted without leading zeros and written MM/dd/yyyy; a date that does not exist is 400.",
+    text: "Dates are accepted without leading zeros and written MM/dd/yyyy; a date that does not exist (30 February, 29 February outside a leap year, month 13) is 400.",
   },
   "A-PUT-ID": {
     kind: "assumption",
@@ -371,22 +371,22 @@ export const REQUIREMENTS = {
   "A-INVALID-BODIES": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A body that does not fit the contract (a property of the wrong type, in JSON or as XML text its type can not read, a malformed date, a text longer than its maxLength, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx, as a create (POST) and as a replacement (PUT); a value is never stored cut, replaced or dropped. Checked per editable resource.",
+    text: "A body that does not fit the contract (a property of the wrong type, in JSON or as XML text its type can not read, a malformed date, a text longer than its maxLength or shorter than its minLength, a number outside its minimum or maximum, a value its enum does not list, malformed JSON or XML) is 400, never 2xx and never 5xx, as a create (POST) and as a replacement (PUT); a value is never stored cut, replaced or dropped. Checked per editable resource.",
   },
   "A-PATH-CASE": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "Literal path segments match case-insensitively and a trailing slash is allowed.",
+    text: "Literal path segments match case-insensitively and a trailing slash is allowed; a customer's id is compared exactly.",
   },
   "A-UNKNOWN-METHOD": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A method the path does not have is 404.",
+    text: "A method the path does not have is 404, on every path of the contract.",
   },
   "A-DATABASE-ACCESS": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A database the token's user may not use is 401.",
+    text: "A database the token's user may not use is 401, to every data operation, writes included.",
   },
   "A-VERSIONS": {
     kind: "assumption",
@@ -401,7 +401,7 @@ export const REQUIREMENTS = {
   "A-NAMES": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A JSON property that matches a field only case-insensitively binds to it (camelCase bodies work); two properties that bind to one field are 400.",
+    text: "A JSON property that matches a field only case-insensitively binds to it (camelCase bodies work, an address's fields too), answers name them as the contract does; two properties that bind to one field are 400.",
   },
   "A-UNKNOWN-PROPERTIES": {
     kind: "assumption",
