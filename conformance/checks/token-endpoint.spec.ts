@@ -1,6 +1,7 @@
 // POST /OAuth/Token: the form body, the token response, the client secret, errors.
 // The checks that only look at a token response share one exchange (flows in lib/test.ts).
 import { forbidsStoring, tooWeak } from "../../src/rules/oauth.ts";
+import type { Client } from "../lib/config.ts";
 import { send } from "../lib/http.ts";
 import { NOT_CHECKED } from "../lib/requirements.ts";
 import { codeThroughScreens } from "../lib/screens.ts";
@@ -72,10 +73,9 @@ checks(() => {
   });
 
   /** `Authorization: Basic` of RFC 6749 2.3.1: id and secret each form-urlencoded, joined by a colon, base64. */
-  const basic = (id: string, secret: string) => {
-    const form = (s: string) => new URLSearchParams({ s }).toString().slice(2);
-    return `Basic ${Buffer.from(`${form(id)}:${form(secret)}`).toString("base64")}`;
-  };
+  const form = (s: string) => new URLSearchParams({ s }).toString().slice(2);
+  const basic = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${form(id)}:${form(secret)}`).toString("base64")}`;
 
   test(
     "a confidential client may authenticate with HTTP Basic",
@@ -114,6 +114,23 @@ checks(() => {
       // RFC 6749 5.2: a client that authenticated with the Authorization header gets a challenge
       // of the scheme it used.
       expect(wrong.headers["www-authenticate"] ?? "none", "WWW-Authenticate of the 401 to Basic").toMatch(/^Basic\b/i);
+      // RFC 6749 2.3.1: id and secret are form-urlencoded before they are joined, and decoded by the
+      // server: one that compared them as sent passed with secrets of letters and dashes. Tried with
+      // each configured client whose id or secret encoding changes (the mock's second client has
+      // `/` and `+` in its secret).
+      const changes = (c: Client) => form(c.clientId) !== c.clientId || form(c.clientSecret) !== c.clientSecret;
+      for (const other of [client, target.second].filter((c): c is Client => c !== undefined && changes(c))) {
+        await page.context().clearCookies();
+        const otherCode = await codeThroughScreens(page, target, { client: other });
+        const encoded = await send(api, "POST", tokenUrl(target), {
+          headers: { authorization: basic(other.clientId, other.clientSecret) },
+          form: { grant_type: "authorization_code", code: otherCode, redirect_uri: other.redirectUri },
+        });
+        expectSucceeded(
+          encoded,
+          `${other.clientId}'s code exchange with Basic, its id and secret form-urlencoded: ${encoded.text.slice(0, 200)}`,
+        );
+      }
     },
   );
 
