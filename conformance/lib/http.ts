@@ -173,7 +173,7 @@ export async function pageNotLoaded(api: Api, why: string): Promise<void> {
 }
 
 /** What went wrong with a request, in a few words. */
-function failureOf(err: unknown, limitMs: number): string {
+export function failureOf(err: unknown, limitMs: number): string {
   const e = err as Error & { cause?: Error & { code?: string } };
   if (e.name === "TimeoutError" || e.cause?.name === "TimeoutError")
     return `no answer within ${limitMs / 1000} s, the limit CONFORMANCE_REQUEST_TIMEOUT sets`;

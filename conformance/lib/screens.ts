@@ -14,7 +14,7 @@ import {
   test,
 } from "@playwright/test";
 import { apiBase, type Client, type Target } from "./config.ts";
-import { apiFor, pageNotLoaded, skipIfDown } from "./http.ts";
+import { apiFor, failureOf, noAnswer, pageNotLoaded, skipIfDown } from "./http.ts";
 import { CAUGHT_HEADER, observeCaught } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
@@ -113,6 +113,16 @@ export interface WalkOptions {
   logIn?: boolean;
   /** The password to log in with, where not the target's own (a wrong one, to see it refused). */
   password?: string;
+}
+
+/** The network error a navigation the suite fetched for the browser ends with, from why the fetch failed. */
+export function abortReason(
+  failure: string | undefined,
+): "connectionrefused" | "connectionreset" | "timedout" | "failed" {
+  if (/ECONNREFUSED/.test(failure ?? "")) return "connectionrefused";
+  if (/ECONNRESET|socket hang up/.test(failure ?? "")) return "connectionreset";
+  if (/timeout|timed out/i.test(failure ?? "")) return "timedout";
+  return "failed";
 }
 
 /** How long a walk waits, after acting on a screen, for what that set off before it looks again. */
@@ -226,12 +236,28 @@ export async function walkScreens(
   // renderer processes for a navigation to another site even when it is caught there, which made
   // a walk cost almost twice as much (decision 0029). Off, the browser sends every request itself
   // (as a person's does: its own Cookie and Sec-Fetch-* headers, which a target may check).
-  const caughtOut = async (route: Route, request: Request): Promise<void> => {
+  // The handlers still running: unrouteAll while one was in route.fallback() for a navigation the
+  // browser had given up (a page that timed out) never returned, whatever its behavior option.
+  const inFlight = new Set<Promise<void>>();
+  const caughtOut = (route: Route, request: Request): Promise<void> => {
+    const handled = catchOut(route, request);
+    inFlight.add(handled);
+    return handled.finally(() => inFlight.delete(handled));
+  };
+  const catchOut = async (route: Route, request: Request): Promise<void> => {
     // Longer than the browser's own navigation timeout: a page that does not come fails the walk
     // as a navigation that timed out, as it did when the browser fetched it.
-    const answer = await route.fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 }).catch(() => undefined);
-    // No answer: the browser asks itself, and times out as it would have (a target that stopped answering).
-    if (!answer) return route.fallback().catch(() => undefined);
+    let failure: string | undefined;
+    const answer = await route
+      .fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 })
+      .catch((err: Error) => {
+        failure = err.message;
+        return undefined;
+      });
+    // No answer: the navigation fails as the browser's own would have. Not route.fallback(): after
+    // a navigation that had timed out meanwhile, the browser's router never let go of the page
+    // (the walk's unrouteAll did not return, a check waited out its whole timeout).
+    if (!answer) return route.abort(abortReason(failure)).catch(() => undefined);
     const to = redirectOf(answer.status(), answer.headers().location, request.url());
     if (!to || to.origin === origin) return route.fulfill({ response: answer }).catch(() => undefined);
     observeCaught(request, answer);
@@ -261,14 +287,25 @@ export async function walkScreens(
     );
   }
   try {
-    await page.goto(authorizeUrl(t, params)).catch(async (err: Error) => {
+    let unanswered: string | undefined;
+    const first = authorizeUrl(t, params);
+    await page.goto(first).catch(async (err: Error) => {
       // A page that never came counts as a request without an answer (a target that stopped
       // answering); if the target is gone, the check ends not checked, as a request's would.
-      if (err.name === "TimeoutError" || NO_CONNECTION.test(err.message)) {
-        await pageNotLoaded(apiFor(t), `the authorization page did not load: ${err.message.split("\n")[0]}`);
+      const why = `the authorization page did not load: ${err.message.split("\n")[0]}`;
+      if (err.name === "TimeoutError" && walk.pages.length === 0 && walk.left.length === 0) {
+        // Nothing of the target came at all: its own request went unanswered, whatever its base
+        // address says (a walk that looked on at a page still loading waited out the screens'
+        // idle time, minutes per check against a target whose API hung and whose root answered).
+        unanswered = `GET ${new URL(first).pathname}: ${failureOf(err, t.requestTimeoutMs)}`;
+        await noAnswer(apiFor(t), unanswered);
+        skipIfDown(t.baseUrl);
+      } else if (err.name === "TimeoutError" || NO_CONNECTION.test(err.message)) {
+        await pageNotLoaded(apiFor(t), why);
         skipIfDown(t.baseUrl);
       }
     });
+    if (unanswered) throw new Error(`the authorization page did not load: ${unanswered}`);
     const look = screensLook(page, t, opts.decision === "deny" ? t.selectors.deny : t.selectors.allow);
     while (!landing && Date.now() - lastNavigation < t.screenTimeoutMs) {
       const before = moves;
@@ -312,6 +349,7 @@ export async function walkScreens(
     page.off("request", watch);
     page.off("response", documents);
     page.off("domcontentloaded", movedOn);
+    await Promise.allSettled([...inFlight]);
     await page.unrouteAll({ behavior: "ignoreErrors" });
   }
   // The page stays where the caught redirect left it (a 204 commits no document): the next walk
