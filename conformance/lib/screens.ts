@@ -248,12 +248,10 @@ export async function walkScreens(
     // Longer than the browser's own navigation timeout: a page that does not come fails the walk
     // as a navigation that timed out, as it did when the browser fetched it.
     let failure: string | undefined;
-    const answer = await route
-      .fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 })
-      .catch((err: Error) => {
-        failure = err.message;
-        return undefined;
-      });
+    const answer = await route.fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 }).catch((err: Error) => {
+      failure = err.message;
+      return undefined;
+    });
     // No answer: the navigation fails as the browser's own would have. Not route.fallback(): after
     // a navigation that had timed out meanwhile, the browser's router never let go of the page
     // (the walk's unrouteAll did not return, a check waited out its whole timeout).
