@@ -1,5 +1,6 @@
 // Faults of the resource server: bearer tokens, the database segment, status
 // codes and the version segment.
+import { bodyValue } from "../core/http.ts";
 import type { Switch } from "../core/scenarios.ts";
 import { fault, withStatus } from "./transforms.ts";
 
@@ -62,6 +63,32 @@ export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
       {
         codes: ["resource.not-found"],
         apply: (res, t) => withStatus(200, t.operation(res)?.method === "GET" ? res.body : "")(res, t),
+      },
+    ],
+  }),
+  fault({
+    name: "unknown-method-200",
+    breaks: ["A-UNKNOWN-METHOD"],
+    says: /PATCH [^;]* answered 200/,
+    what: "a method a path does not have (PATCH) is answered 200",
+    transforms: [{ codes: ["route.no-method"], apply: withStatus(200, "{}") }],
+  }),
+  fault({
+    name: "errors-always-json",
+    breaks: ["A-ERROR-BODY"],
+    says: /not XML|not <Error>/,
+    what: "error answers are JSON even where Accept asks for XML",
+    transforms: [
+      {
+        data: true,
+        apply: (res) =>
+          res.status >= 400 && res.meta?.format?.kind === "xml"
+            ? {
+                ...res,
+                headers: { ...res.headers, "content-type": "application/json; charset=utf-8" },
+                body: JSON.stringify(bodyValue(res.meta)),
+              }
+            : res,
       },
     ],
   }),
