@@ -124,20 +124,32 @@ export function bodiesWithout(required: readonly string[], valid: Record<string,
 }
 
 /**
- * The text properties of `schema` with a maxLength, but for those in `skip` (the id, what the
- * service sets itself) and enums and dates, whose values are refused for another reason.
+ * The free text properties of `schema` with a `bound` (maxLength, or a minLength above 0), but for
+ * those in `skip` (the id, what the service sets itself) and enums and dates, whose values are
+ * refused for another reason.
  */
+function textsBounded(
+  contract: CompiledContract,
+  schema: string,
+  skip: readonly string[],
+  bound: "maxLength" | "minLength",
+): Array<{ name: string; length: number }> {
+  return Object.entries(propertiesOf(contract, schema)).flatMap(([name, p]) => {
+    const length = p[bound];
+    return !skip.includes(name) &&
+      length !== undefined &&
+      (bound === "maxLength" || length > 0) &&
+      typesOf(p).includes("string") &&
+      p.enum === undefined &&
+      p.format !== MONTH_DAY_YEAR
+      ? [{ name, length }]
+      : [];
+  });
+}
+
+/** The text properties of `schema` with a maxLength (see textsBounded). */
 export const limitedTexts = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
-  Object.entries(propertiesOf(contract, schema))
-    .filter(
-      ([k, p]) =>
-        !skip.includes(k) &&
-        p.maxLength !== undefined &&
-        typesOf(p).includes("string") &&
-        p.enum === undefined &&
-        p.format !== MONTH_DAY_YEAR,
-    )
-    .map(([name, p]) => ({ name, maxLength: p.maxLength! }));
+  textsBounded(contract, schema, skip, "maxLength").map(({ name, length }) => ({ name, maxLength: length }));
 
 /**
  * A valid body of `schema` with one text property 1 to 8 characters longer than its maxLength:
@@ -159,18 +171,9 @@ export function tooLongBodies(
     );
 }
 
-/** The text properties of `schema` with a minLength above 0, but for those in `skip`, enums and dates. */
+/** The text properties of `schema` with a minLength above 0 (see textsBounded). */
 export const shortenedTexts = (contract: CompiledContract, schema: string, skip: readonly string[]) =>
-  Object.entries(propertiesOf(contract, schema))
-    .filter(
-      ([k, p]) =>
-        !skip.includes(k) &&
-        (p.minLength ?? 0) > 0 &&
-        typesOf(p).includes("string") &&
-        p.enum === undefined &&
-        p.format !== MONTH_DAY_YEAR,
-    )
-    .map(([name, p]) => ({ name, minLength: p.minLength! }));
+  textsBounded(contract, schema, skip, "minLength").map(({ name, length }) => ({ name, minLength: length }));
 
 /** A valid body of `schema` with one text property shorter than its minLength (the empty text included). */
 export function tooShortBodies(
