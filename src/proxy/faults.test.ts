@@ -24,6 +24,10 @@ const NOT_SHOWN: Record<string, string> = {
   "permission-skipped": "which page is the permission screen is an assumption (A-SCREEN-PATHS)",
   "csrf-off": "which form fields carry the anti-forgery value is the service's own",
   "unknown-path-200": "the service has resources the description does not show: an unknown path may be one of them",
+  "unknown-method-200":
+    "a method a path does not have answered 404 is an assumption (A-UNKNOWN-METHOD): the description's 404 is for a call that does not exist, and the service has operations it does not show",
+  "errors-always-json":
+    "the shape and format of an error body are assumptions (A-ERROR-BODY), which the judge does not hold answers to",
   "bad-bodies-500": "a 500 for a body of the wrong type breaks an assumption (A-INVALID-BODIES), not the description",
   "values-fitted":
     "a text cut to its maxLength or an enum value replaced breaks assumptions (A-INVALID-BODIES, A-LIMITS)",

@@ -70,8 +70,14 @@ export const RESOURCE_SERVER_FAULTS: readonly Switch[] = [
     name: "unknown-method-200",
     breaks: ["A-UNKNOWN-METHOD"],
     says: /PATCH [^;]* answered 200/,
-    what: "a method a path does not have (PATCH) is answered 200",
-    transforms: [{ codes: ["route.no-method"], apply: withStatus(200, "{}") }],
+    what: "PATCH, a method no path has, is answered 200",
+    // PATCH alone: POST, PUT or DELETE answered on a list would break SVC-READ-ONLY-LIST too.
+    transforms: [
+      {
+        codes: ["route.no-method"],
+        apply: (res, t) => (t.req.method === "PATCH" ? withStatus(200, "{}")(res, t) : res),
+      },
+    ],
   }),
   fault({
     name: "errors-always-json",
