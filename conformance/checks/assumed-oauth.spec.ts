@@ -62,9 +62,10 @@ checks(() => {
             { redirectUri: client.redirectUri, decision: "allow" },
           );
           const where = `${responseType} flow, ${what}`;
+          const shown = walk.pages.at(-1);
           expect(
             walk.landed && withShortValues(walk.landed.href),
-            `${where}: sent back, not shown a page`,
+            `${where}: sent back, not shown a page (the browser is at ${withShortValues(page.url())}${shown ? `, the last page answered ${shown.status}` : ""})`,
           ).toBeTruthy();
           expect(carriesGrant(walk.landed!), `${where}: a code or token was issued`).toBe(false);
           const { result } = resultParts(walk.landed!, responseType);

@@ -50,6 +50,13 @@ checks(() => {
         made.status !== 200,
         `${NOT_CHECKED}A-CUSTOMER-IDS: a create naming the id ${chosen} answered ${made.status}`,
       );
+      // Another id than the one chosen is A-CUSTOMER-IDS's finding; that customer is not left behind.
+      const given = made.json()?.CustomerId;
+      if (typeof given === "string" && given !== "" && given !== chosen) await deleteCustomer(api, target, auth, given);
+      test.skip(
+        given !== chosen,
+        `${NOT_CHECKED}A-CUSTOMER-IDS: a create naming the id ${chosen} answered the id ${JSON.stringify(given)}`,
+      );
       const other = chosen.toUpperCase();
       const read = await send(api, "GET", customerUrl(target, other), { headers: auth });
       const removed = await send(api, "DELETE", customerUrl(target, other), { headers: auth });
@@ -63,7 +70,7 @@ checks(() => {
   );
 
   test(
-    "a method the path does not have is 404, on every path of the contract",
+    "a method the path does not have is 404, on every data path of the contract",
     coversWriting("A-UNKNOWN-METHOD"),
     async ({ api, target, session }) => {
       // Every path, at an object that exists where the path takes an id: PATCH served on an
@@ -71,15 +78,20 @@ checks(() => {
       // without an id (a server that took one would act on a whole collection).
       const auth = await session.auth();
       const wrong: string[] = [];
+      // The objects first: a create that fails skips the check before any answer is judged.
+      const made = new Map<string, { calls: ReturnType<typeof lifecycle>; id: string }>();
+      for (const r of resources("editable"))
+        if (r.op.create && r.op.read && r.op.delete) {
+          const calls = lifecycle(api, target, r, auth);
+          made.set(r.name, { calls, id: (await calls.create(bodyOf(r.collection, uniqueName(target.namePrefix)))).id });
+        }
       for (const r of resources()) {
         const byPath = new Map<string, Operation[]>();
         for (const op of Object.values(r.op)) if (op) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
-        const made = r.op.create && r.op.read && r.op.delete ? lifecycle(api, target, r, auth) : undefined;
         const body = r.collection.request ? bodyOf(r.collection, uniqueName(target.namePrefix)) : {};
-        let id: string | undefined;
+        const id = made.get(r.name)?.id ?? absentId(r);
         for (const [, ops] of byPath) {
           const op = ops[0]!;
-          if (op.idParam && id === undefined) id = made ? (await made.create(body)).id : absentId(r);
           const methods = ["GET", "POST", "PATCH", ...(op.idParam ? ["PUT", "DELETE"] : [])];
           for (const method of methods.filter((m) => !ops.some((o) => o.method === m))) {
             const withBody = method === "POST" || method === "PATCH" || method === "PUT";
@@ -92,10 +104,21 @@ checks(() => {
               ...(withBody ? { body: JSON.stringify(body) } : {}),
             });
             if (res.status !== 404) wrong.push(`${res.call} answered ${res.status}`);
+            // A POST taken anyway may have made an object: not left behind.
+            const calls = made.get(r.name)?.calls;
+            if (method === "POST" && res.status < 300 && calls) {
+              let madeId: string | undefined;
+              try {
+                madeId = calls.idOf(res.json());
+              } catch {
+                // Not JSON: the run's cleanup finds it by its unique name.
+              }
+              if (madeId !== undefined && madeId !== id) await calls.delete(madeId);
+            }
           }
         }
-        if (made && id !== undefined) await made.delete(id);
       }
+      for (const { calls, id } of made.values()) await calls.delete(id);
       expect(wrong, wrong.join("; ")).toEqual([]);
     },
   );

@@ -124,6 +124,12 @@ export const defaultOf = (c: Collection, property: string): unknown =>
 /** Whether the contract gives a property of an editable resource's request a default. */
 export const hasDefault = (c: Collection, property: string) => defaultOf(c, property) !== undefined;
 
+/** Whether a text property of an editable resource's request has a pattern or a format of its own. */
+export const constrained = (c: Collection, property: string) => {
+  const p = propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property];
+  return p?.pattern !== undefined || p?.format !== undefined;
+};
+
 /** Whether a property of an editable resource's request allows only the values it lists. */
 export const isEnum = (c: Collection, property: string) =>
   propertiesOf(suiteContract(), c.request?.schema ?? c.schema)[property]?.enum !== undefined;

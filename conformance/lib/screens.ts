@@ -248,10 +248,14 @@ export async function walkScreens(
     // Longer than the browser's own navigation timeout: a page that does not come fails the walk
     // as a navigation that timed out, as it did when the browser fetched it.
     let failure: string | undefined;
-    const answer = await route.fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 }).catch((err: Error) => {
-      failure = err.message;
-      return undefined;
-    });
+    const fetchIt = () =>
+      route.fetch({ maxRedirects: 0, timeout: t.requestTimeoutMs + 5_000 }).catch((err: Error) => {
+        failure = err.message;
+        return undefined;
+      });
+    // Once more on a connection the target had closed meanwhile (a kept-alive one), as send() does.
+    let answer = await fetchIt();
+    if (!answer && abortReason(failure) === "connectionreset") answer = await fetchIt();
     // No answer: the navigation fails as the browser's own would have. Not route.fallback(): after
     // a navigation that had timed out meanwhile, the browser's router never let go of the page
     // (the walk's unrouteAll did not return, a check waited out its whole timeout).
@@ -347,7 +351,8 @@ export async function walkScreens(
     page.off("request", watch);
     page.off("response", documents);
     page.off("domcontentloaded", movedOn);
-    await Promise.allSettled([...inFlight]);
+    // Bounded too: each handler's fetch is, but a stuck handler must not bring the hang back.
+    await Promise.race([Promise.allSettled([...inFlight]), sleep(t.requestTimeoutMs + 10_000)]);
     await page.unrouteAll({ behavior: "ignoreErrors" });
   }
   // The page stays where the caught redirect left it (a 204 commits no document): the next walk

@@ -381,7 +381,7 @@ export const REQUIREMENTS = {
   "A-UNKNOWN-METHOD": {
     kind: "assumption",
     section: "ASSUMPTIONS.md",
-    text: "A method the path does not have is 404, on every path of the contract.",
+    text: "A method the path does not have is 404, on every data path of the contract.",
   },
   "A-DATABASE-ACCESS": {
     kind: "assumption",
