@@ -1,6 +1,15 @@
 // The code flow (web server applications) through the real screens. The
 // checks that only look at one flow share it (flows in lib/test.ts).
-import { carriesGrant, codeThroughScreens, walkScreens } from "../lib/screens.ts";
+import type { Client } from "../lib/config.ts";
+import { NOT_APPLICABLE } from "../lib/requirements.ts";
+import {
+  carriesGrant,
+  codeIn,
+  codeThroughScreens,
+  throughScreens,
+  walkScreens,
+  withShortValues,
+} from "../lib/screens.ts";
 import { checks, covers, expect, needLogin, test } from "../lib/test.ts";
 import { clientParams, tokenFields, tokenRequest } from "../lib/tokens.ts";
 
@@ -15,6 +24,32 @@ checks(() => {
       expect(`${landed.origin}${landed.pathname}`, "where the browser was sent at the end").toBe(
         new URL(client.redirectUri).origin + new URL(client.redirectUri).pathname,
       );
+    },
+  );
+
+  test(
+    "a redirect URI's own query is kept, the code added to it",
+    covers("AUTHZ-CODE-REDIRECT"),
+    async ({ page, target }) => {
+      needLogin(target);
+      // RFC 6749 3.1.2: a redirection endpoint's query is retained when the code is added. A server
+      // that appended `?code=` to a URI with a query of its own passed while every client had none;
+      // the mock's second client has one.
+      const withQuery = [target.client, target.second].filter(
+        (c): c is Client => c !== undefined && new URL(c.redirectUri).search !== "",
+      );
+      test.skip(
+        withQuery.length === 0,
+        `${NOT_APPLICABLE}no configured client's redirect URI has a query of its own (CONFORMANCE_REDIRECT_URI, CONFORMANCE_SECOND_REDIRECT_URI)`,
+      );
+      for (const client of withQuery) {
+        await page.context().clearCookies();
+        const landed = await throughScreens(page, target, { client, responseType: "code", state: "kept query" });
+        const where = `${client.clientId}'s redirect (${withShortValues(landed.href)})`;
+        for (const [k, v] of new URL(client.redirectUri).searchParams)
+          expect(landed.searchParams.getAll(k), `${where}: the registered URI's own ${k}`).toEqual([v]);
+        expect(codeIn(landed), `${where}: a code`).toBeTruthy();
+      }
     },
   );
 
