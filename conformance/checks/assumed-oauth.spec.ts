@@ -1,7 +1,7 @@
 // Our assumptions about the OAuth endpoints (openapi/ASSUMPTIONS.md).
 
 import { send } from "../lib/http.ts";
-import { authorizeUrl, carriesGrant, resultParts, walkScreens, withShortValues } from "../lib/screens.ts";
+import { authorizeUrl, carriesGrant, resultParts, walkScreens, whereItEnded, withShortValues } from "../lib/screens.ts";
 import { checks, covers, expect, expectSucceeded, needLogin, test } from "../lib/test.ts";
 import {
   clientParams,
@@ -62,10 +62,9 @@ checks(() => {
             { redirectUri: client.redirectUri, decision: "allow" },
           );
           const where = `${responseType} flow, ${what}`;
-          const shown = walk.pages.at(-1);
           expect(
             walk.landed && withShortValues(walk.landed.href),
-            `${where}: sent back, not shown a page (the browser is at ${withShortValues(page.url())}${shown ? `, the last page answered ${shown.status}` : ""})`,
+            `${where}: sent back, not shown a page (${whereItEnded(page, walk)})`,
           ).toBeTruthy();
           expect(carriesGrant(walk.landed!), `${where}: a code or token was issued`).toBe(false);
           const { result } = resultParts(walk.landed!, responseType);

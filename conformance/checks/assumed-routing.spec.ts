@@ -105,16 +105,7 @@ checks(() => {
             });
             if (res.status !== 404) wrong.push(`${res.call} answered ${res.status}`);
             // A POST taken anyway may have made an object: not left behind.
-            const calls = made.get(r.name)?.calls;
-            if (method === "POST" && res.status < 300 && calls) {
-              let madeId: string | undefined;
-              try {
-                madeId = calls.idOf(res.json());
-              } catch {
-                // Not JSON: the run's cleanup finds it by its unique name.
-              }
-              if (madeId !== undefined && madeId !== id) await calls.delete(madeId);
-            }
+            if (method === "POST") await made.get(r.name)?.calls.removeIfMade(res, id);
           }
         }
       }

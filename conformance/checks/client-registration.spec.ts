@@ -8,6 +8,7 @@ import {
   resultParts,
   throughScreens,
   walkScreens,
+  whereItEnded,
   withShortValues,
 } from "../lib/screens.ts";
 import { checks, covers, expect, need, needLogin, test } from "../lib/test.ts";
@@ -183,10 +184,9 @@ checks(() => {
           { redirectUri: client.redirectUri, decision: "allow" },
         );
         const what = `${responseType} flow without scope`;
-        const shown = walk.pages.at(-1);
         expect(
           walk.landed?.href,
-          `${what}: sent back to the redirect URI, not shown an error page (the browser is at ${withShortValues(page.url())}${shown ? `, the last page answered ${shown.status}` : ""})`,
+          `${what}: sent back to the redirect URI, not shown an error page (${whereItEnded(page, walk)})`,
         ).toBeTruthy();
         if (!carriesGrant(walk.landed!))
           expect(

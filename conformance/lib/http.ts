@@ -81,7 +81,7 @@ export function retryDelaySeconds(header: string | undefined, attempt: number, n
   return 2 ** attempt;
 }
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const STALE_CONNECTION = /socket hang up|other side closed|ECONNRESET|EPIPE|UND_ERR_SOCKET/;
+export const STALE_CONNECTION = /socket hang up|other side closed|ECONNRESET|EPIPE|UND_ERR_SOCKET/;
 const USER_AGENT = `bawa-conformance (Node.js ${process.version})`;
 
 // ── a target that stopped answering ──

@@ -76,16 +76,7 @@ export async function tryEvery(
     if (authorization !== undefined) headers.authorization = authorization;
     if (p.body !== undefined) headers["content-type"] = "application/json";
     const res = await send(api, p.method, p.url, p.body === undefined ? { headers } : { headers, body: p.body });
-    if (p.action === "create" && res.status < 300 && cleanup) {
-      const calls = lifecycle(api, t, p.resource, cleanup);
-      let id: string | undefined;
-      try {
-        id = calls.idOf(res.json());
-      } catch {
-        // Not JSON: the run's cleanup finds it by its unique name.
-      }
-      if (id !== undefined && p.resource.op.delete) await calls.delete(id);
-    }
+    if (p.action === "create" && cleanup) await lifecycle(api, t, p.resource, cleanup).removeIfMade(res);
     return res;
   };
   const out: Reply[] = [];

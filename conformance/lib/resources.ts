@@ -185,6 +185,20 @@ export function lifecycle(api: Api, t: Target, r: Resource, auth: Record<string,
     delete: (id: string): Promise<Reply> => send(api, "DELETE", urlOf(t, r.op.delete!, id), { headers: auth }),
     idOf,
     /**
+     * Deletes the object a write that should have been refused made anyway, its id read from the
+     * answer (not JSON: the run's cleanup finds it by its unique name); never the id `kept`.
+     */
+    removeIfMade: async (reply: Reply, kept?: string): Promise<void> => {
+      if (reply.status >= 300 || !r.op.delete) return;
+      let id: string | undefined;
+      try {
+        id = idOf(reply.json());
+      } catch {
+        return;
+      }
+      if (id !== undefined && id !== kept) await send(api, "DELETE", urlOf(t, r.op.delete, id), { headers: auth });
+    },
+    /**
      * Creates an object and learns its id: from POST's answer when it has one (the description
      * does not show it), else from a list that shows the collection, by the unique name sent.
      * An object that could not be made is the finding of another check: this one is then not

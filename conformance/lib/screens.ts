@@ -13,8 +13,9 @@ import {
   type Route,
   test,
 } from "@playwright/test";
+import { fragmentOf } from "../../src/rules/oauth.ts";
 import { apiBase, type Client, type Target } from "./config.ts";
-import { apiFor, failureOf, noAnswer, pageNotLoaded, skipIfDown } from "./http.ts";
+import { apiFor, failureOf, noAnswer, pageNotLoaded, STALE_CONNECTION, skipIfDown } from "./http.ts";
 import { CAUGHT_HEADER, observeCaught } from "./observed.ts";
 import { NOT_CHECKED } from "./requirements.ts";
 import { learn, learnFromUrl } from "./secrets.ts";
@@ -120,7 +121,7 @@ export function abortReason(
   failure: string | undefined,
 ): "connectionrefused" | "connectionreset" | "timedout" | "failed" {
   if (/ECONNREFUSED/.test(failure ?? "")) return "connectionrefused";
-  if (/ECONNRESET|socket hang up/.test(failure ?? "")) return "connectionreset";
+  if (STALE_CONNECTION.test(failure ?? "")) return "connectionreset";
   if (/timeout|timed out/i.test(failure ?? "")) return "timedout";
   return "failed";
 }
@@ -156,8 +157,7 @@ export function withShortValues(address: string): string {
   return u.href;
 }
 
-/** The parameters of an address's fragment, where the token flow answers (RFC 6749 4.2.2). */
-export const fragmentOf = (u: URL): URLSearchParams => new URLSearchParams(u.hash.slice(1));
+export { fragmentOf };
 
 /**
  * Where a flow's redirect carries its result, errors included (RFC 6749 4.1.2.1, 4.2.2.1): the
@@ -170,6 +170,12 @@ export const resultParts = (
   responseType === "code"
     ? { result: back.searchParams, elsewhere: fragmentOf(back) }
     : { result: fragmentOf(back), elsewhere: back.searchParams };
+
+/** Where a walk that did not come back ended, for a message: the browser's address and the last page's status. */
+export function whereItEnded(page: Page, walk: Walk): string {
+  const shown = walk.pages.at(-1);
+  return `the browser is at ${withShortValues(page.url())}${shown ? `, the last page answered ${shown.status}` : ""}`;
+}
 
 /** Whether an address carries an authorization result (a code or a token). */
 export const carriesGrant = (u: URL) =>
@@ -236,8 +242,8 @@ export async function walkScreens(
   // renderer processes for a navigation to another site even when it is caught there, which made
   // a walk cost almost twice as much (decision 0029). Off, the browser sends every request itself
   // (as a person's does: its own Cookie and Sec-Fetch-* headers, which a target may check).
-  // The handlers still running: unrouteAll while one was in route.fallback() for a navigation the
-  // browser had given up (a page that timed out) never returned, whatever its behavior option.
+  // The handlers still running, waited for before the walk unroutes: one still fetching when the
+  // browser had given up its navigation (a page that timed out) left unrouteAll hanging.
   const inFlight = new Set<Promise<void>>();
   const caughtOut = (route: Route, request: Request): Promise<void> => {
     const handled = catchOut(route, request);

@@ -9,6 +9,9 @@ import type { CompiledContract } from "../contract/index.ts";
 /** RFC 6749 4.1.2: "A maximum authorization code lifetime of 10 minutes is RECOMMENDED." */
 export const CODE_MAX_SECONDS = 600;
 
+/** The parameters of an address's fragment, where the token flow answers (RFC 6749 4.2.2). */
+export const fragmentOf = (u: URL): URLSearchParams => new URLSearchParams(u.hash.slice(1));
+
 /** What the contract states of tokens: read from it, never restated. */
 export interface OAuthFacts {
   /** TokenResponse.expires_in's const: the description's 7200 (Limits). */

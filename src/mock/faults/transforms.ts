@@ -56,7 +56,7 @@ export const mapLocation =
     return { ...res, headers: { ...res.headers, location: u.href } };
   };
 
-export const fragmentOf = (u: URL) => new URLSearchParams(u.hash.slice(1));
+export { fragmentOf } from "../../rules/oauth.ts";
 
 /** The same answer with another status. */
 export const withStatus =
