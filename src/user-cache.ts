@@ -38,8 +38,11 @@ export const KEPT_BYTES = 64 * 1024 * 1024;
 /** No entry larger than this is kept: one that large would push out every other. */
 export const KEPT_ENTRY_BYTES = KEPT_BYTES / 4;
 
-/** What is kept: the YAML's parse, the validators' code, and Node.js's compile cache (bin/bawa.js). */
-export type CacheKind = "yaml" | "validators" | "node-compile-cache";
+/**
+ * What is kept: the YAML's parse, the validators' code, Node.js's compile cache (bin/bawa.js) and
+ * where the objects of a large seed file lie (seed-index.ts).
+ */
+export type CacheKind = "yaml" | "validators" | "node-compile-cache" | "seed-index";
 
 /**
  * The folder, when there is one to keep things in: BAWA_CACHE_DIR, else `bawa` in XDG's cache

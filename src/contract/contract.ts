@@ -390,7 +390,7 @@ export class SchemaSet {
   get #keptValidators(): Validators | null {
     if (this.#kept !== undefined) return this.#kept;
     this.#kept = null;
-    const name = `${this.#key}.js`;
+    const name = `${this.key}.js`;
     let code: string | undefined;
     try {
       code = readFileSync(this.keptCodePath(), "utf8");
@@ -465,12 +465,15 @@ export class SchemaSet {
 
   /** Where this set's validators are kept by the build (whether or not they are). */
   keptCodePath(): string {
-    return resolve(VALIDATOR_CACHE_DIR, `${this.#key}.js`);
+    return resolve(VALIDATOR_CACHE_DIR, `${this.key}.js`);
   }
 
   #keyOf: string | undefined;
-  /** validatorKey() of these schemas and options: the name of their kept code, wherever it is kept. */
-  get #key(): string {
+  /**
+   * validatorKey() of these schemas and options: the name of their kept code, wherever it is kept,
+   * and part of the key of anything kept that this set's checks decided (a seed file's index).
+   */
+  get key(): string {
     this.#keyOf ??= validatorKey(this.doc.components.schemas, this.options);
     return this.#keyOf;
   }

@@ -6,6 +6,7 @@ import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
+import { everyObject } from "../mock/core/store.ts";
 import { loadSeed, PROJECT_SEED_DIR } from "../mock/seed.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { propertiesOf, valueFor } from "../rules/bodies.ts";
@@ -39,7 +40,9 @@ const ODD = [
 ];
 
 // The project's seed as the mock loads it: its customers are the realistic part of the samples.
-const seed = Object.values(loadSeed(contract, PROJECT_SEED_DIR).objects.Customer ?? {}).flatMap((objects) => objects());
+const seed = Object.values(loadSeed(contract, PROJECT_SEED_DIR).objects.Customer ?? {}).flatMap((objects) =>
+  everyObject(objects()),
+);
 
 /** Data for a named schema: the seed's objects, one made of valueFor, and each with one property odd, or gone. */
 function samplesOf(name: string): unknown[] {

@@ -2,14 +2,31 @@
 // model (one folder per collection, one file per database; one file for a
 // collection of the whole service) and the OAuth registry, each checked against
 // the contract so a bad seed stops the mock at start-up.
-import { isAscii } from "node:buffer";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import type { Collection, CompiledContract } from "../contract/index.ts";
 import { PROJECT_ROOT } from "../paths.ts";
 import { parseYaml } from "../yaml-file.ts";
 import { type Application, type OAuthSeed, registrableRedirectUri, type User } from "./core/oauth/registry.ts";
-import { SERVICE_WIDE, type Seed, type StoredObject } from "./core/store.ts";
+import {
+  countSequences,
+  SERVICE_WIDE,
+  type Seed,
+  type SeedObjects,
+  type StoredObject,
+  type UnreadObjects,
+} from "./core/store.ts";
+import { settleHeap } from "./node/memory.ts";
+import {
+  decodeIndex,
+  indexElements,
+  indexKey,
+  keepIndex,
+  LAZY_FROM_BYTES,
+  readIndex,
+  text,
+  unreadObjects,
+} from "./seed-index.ts";
 
 /** The project's own seed: its applications and users serve a seed folder without oauth.yaml. */
 export const PROJECT_SEED_DIR = resolve(PROJECT_ROOT, "mock-data");
@@ -205,12 +222,11 @@ function nextPiece(
   return { searchFrom: Math.max(from, data.length - boundary.length + 1) };
 }
 
-/** A part of a buffer as text: ASCII (checked at memory speed) is copied as Latin-1, faster than decoding UTF-8. */
-function text(buf: Buffer, from: number, to: number): string {
-  return buf.toString(isAscii(buf.subarray(from, to)) ? "latin1" : "utf8", from, to);
-}
-
-function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): StoredObject[] {
+function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): SeedObjects {
+  if (statSync(path).size >= LAZY_FROM_BYTES) {
+    const unread = readLarge(contract, c, path, where);
+    if (unread) return unread;
+  }
   let check = objectCheck(contract, c, where);
   let checking = false;
   let data: unknown;
@@ -240,6 +256,42 @@ function readObjects(contract: CompiledContract, c: Collection, path: string, wh
   }
   return data as StoredObject[];
 }
+
+/**
+ * A large file's objects kept as its bytes, each parsed when the store first reads it
+ * (seed-index.ts, decision 0042). The first start with the file checks each object as it finds it,
+ * as every file is checked, and keeps where each lies in the user's cache folder; a start that
+ * finds that index checks nothing again, the file's bytes being what was checked. Undefined when
+ * the file is not laid out as a program writes it: it is then read as a small one is.
+ */
+function readLarge(contract: CompiledContract, c: Collection, path: string, where: string): UnreadObjects | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw new SeedError(`cannot read seed file ${path}: ${(err as Error).message}`);
+  }
+  const key = indexKey(contract, c, bytes);
+  const kept = readIndex(key);
+  const found = kept && decodeIndex(kept, bytes, c);
+  if (found) return unreadObjects(bytes, found, letGo);
+  const check = objectCheck(contract, c, where);
+  const ids: string[] = [];
+  const sequences = new Map<string, number>();
+  const elements = indexElements(bytes, (element) => {
+    check([element]);
+    const o = element as StoredObject;
+    if (c.idProperty !== undefined) ids.push(String(o[c.idProperty]));
+    countSequences(c.sequences, o, sequences);
+  });
+  if (!elements) return undefined;
+  const index = { ...elements, ids, sequences: Object.fromEntries(sequences) };
+  keepIndex(key, index);
+  return unreadObjects(bytes, index, letGo);
+}
+
+/** Every object of a large file read: its bytes are collected once the answer that read them is sent. */
+const letGo = () => setImmediate(settleHeap);
 
 /**
  * Checks a file's objects a batch at a time, in order: each must fit the contract's schema and
@@ -290,7 +342,7 @@ function loadObjects(contract: CompiledContract, dir: string, options: SeedOptio
   } catch (err) {
     throw new SeedError(`cannot read the seed folder ${dir}: ${(err as Error).message}`);
   }
-  const seed: Record<string, Record<string, () => StoredObject[]>> = {};
+  const seed: Record<string, Record<string, () => SeedObjects>> = {};
   const known = contract.resources.collections.map((c) => c.name).join(", ");
   for (const entry of entries) {
     if (NOT_OBJECTS.test(entry)) continue;
@@ -316,13 +368,13 @@ function loadObjects(contract: CompiledContract, dir: string, options: SeedOptio
           .filter((f) => f.endsWith(".json"))
           .sort()
       : [entry];
-    const perDatabase: Record<string, () => StoredObject[]> = {};
+    const perDatabase: Record<string, () => SeedObjects> = {};
     for (const file of files) {
       const filePath = folder ? join(path, file) : path;
       const where = relative(process.cwd(), filePath) || filePath;
-      // Parsed and checked once now; a reset reads the file again instead of the mock keeping
-      // its text (at 100,000 customers that text alone is 190 MB).
-      let first: StoredObject[] | undefined = readObjects(contract, c, filePath, where);
+      // Checked once now; a reset reads the file again: the objects may have changed since, and a
+      // large file's bytes are kept only while some of its objects are still unread.
+      let first: SeedObjects | undefined = readObjects(contract, c, filePath, where);
       perDatabase[folder ? basename(file, ".json") : SERVICE_WIDE] = () => {
         const objects = first ?? readObjects(contract, c, filePath, where);
         first = undefined;

@@ -2,6 +2,7 @@
 // flows through the real screens, and hold every answer to the contract.
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import fc from "fast-check";
 import { expect } from "vitest";
 import { type Reply as Answer, checkResponse } from "../contract/responses.ts";
 import { PROJECT_ROOT } from "../paths.ts";
@@ -211,3 +212,21 @@ export function spawnMock(
     );
   });
 }
+
+/**
+ * An object of a seed file for the readers' properties: its first key comes back in nested objects,
+ * so cuts land where JSON.parse refuses them, and its strings hold a boundary's text (escaped
+ * there, so it is never one).
+ */
+const tricky = fc.oneof(
+  fc.constant('},{"Name"'),
+  fc.constant("}, {"),
+  fc.constant("},"),
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom("é", "€", "😀", "\\", '"'),
+);
+export const seedFileItem = fc.record({
+  Name: fc.array(tricky, { maxLength: 3 }).map((parts) => parts.join("")),
+  Addresses: fc.array(fc.record({ Name: tricky, City: fc.string({ maxLength: 5 }) }), { maxLength: 3 }),
+  CreditLimit: fc.oneof(fc.integer(), fc.constant(null)),
+});

@@ -2,7 +2,7 @@
 // version segment in both spellings (Prism ignores the base path of
 // `servers`) and the examples taken from mock-data/.
 import type { CompiledContract, OpenApiDocument } from "../contract/index.ts";
-import { project, type Seed } from "../mock/core/store.ts";
+import { everyObject, project, type Seed } from "../mock/core/store.ts";
 
 export function prismDocument(
   contract: CompiledContract,
@@ -15,7 +15,7 @@ export function prismDocument(
   // Every resource's example: the first database's seed objects, as each operation's view shows them.
   for (const op of contract.resources.operations) {
     const first = Object.values(seed[op.collection.name] ?? {})[0];
-    const objects = first ? first() : [];
+    const objects = first ? everyObject(first()) : [];
     if (objects.length === 0) continue;
     const views = objects.map((o) => project(o, op.view.properties));
     examples[op.answers] ??= op.action === "list" ? views : views[0];

@@ -9,10 +9,47 @@ import { MAX_OBJECTS_PER_DATABASE } from "./limits.ts";
 /** An object as stored: the contract's properties of its collection. Never changed in place. */
 export type StoredObject = Readonly<Record<string, unknown>>;
 /**
+ * A seed file's objects not parsed yet (a large file, seed-index.ts): what storing them needs
+ * (their ids, in order, and the sequences' next values), and each object when it is first read.
+ */
+export interface UnreadObjects {
+  readonly count: number;
+  /** Each object's id, as the store keys it; empty when the collection has no id property. */
+  readonly ids: readonly string[];
+  readonly sequences: Readonly<Record<string, number>>;
+  read(i: number): StoredObject;
+}
+export type SeedObjects = readonly StoredObject[] | UnreadObjects;
+/**
  * Seed data: per collection, per database (`""` for a collection of the whole service), a
  * function giving new objects (the first start's, then read again on a reset).
  */
-export type Seed = Readonly<Record<string, Readonly<Record<string, () => StoredObject[]>>>>;
+export type Seed = Readonly<Record<string, Readonly<Record<string, () => SeedObjects>>>>;
+
+/** Every object of a seed file, parsed now if it was not. */
+export const everyObject = (objects: SeedObjects): readonly StoredObject[] =>
+  isUnread(objects) ? Array.from({ length: objects.count }, (_, i) => objects.read(i)) : objects;
+
+const isUnread = (objects: SeedObjects): objects is UnreadObjects => !Array.isArray(objects);
+
+/** An object of the seed kept in the store before it is first read: read, it takes this one's place. */
+class Unread {
+  constructor(
+    readonly from: UnreadObjects,
+    readonly i: number,
+  ) {}
+}
+
+/**
+ * The next value of each sequence after an object, as storing it leaves them: a safe integer at or
+ * over the next value moves it past itself (the seed's index counts them so, seed-index.ts).
+ */
+export function countSequences(keys: readonly string[], o: StoredObject, next: Map<string, number>): void {
+  for (const k of keys) {
+    const v = o[k];
+    if (typeof v === "number" && Number.isSafeInteger(v) && v >= (next.get(k) ?? 1)) next.set(k, v + 1);
+  }
+}
 /** The database key of collections that are not kept per database. */
 export const SERVICE_WIDE = "";
 
@@ -22,7 +59,7 @@ const AUTOMATIC_ID = /^[1-9][0-9]*$/;
 
 /** One collection in one database: its objects in creation order, and the counters of what the service assigns. */
 interface Shelf {
-  objects: Map<string, StoredObject>;
+  objects: Map<string, StoredObject | Unread>;
   nextId: number;
   sequences: Map<string, number>;
   memo: Map<string, unknown> | undefined;
@@ -83,7 +120,8 @@ export class ObjectStore {
           nextId: shelf.nextId,
           sequences: Object.fromEntries(shelf.sequences),
         };
-        for (const object of shelf.objects.values()) yield { op: "put", resource: c.name, db, object };
+        for (const [id, o] of shelf.objects)
+          yield { op: "put", resource: c.name, db, object: this.#read(shelf, id, o) };
       }
     }
   }
@@ -103,7 +141,9 @@ export class ObjectStore {
         if (only !== undefined && db !== only) continue;
         // One shelf for a file's objects: at 100,000 seeded objects a lookup per object showed.
         const shelf = this.#shelfFor(c, db);
-        for (const o of objects()) this.#put(c, db, o, shelf);
+        const seeded = objects();
+        if (isUnread(seeded)) this.#putUnread(c, shelf, seeded);
+        else for (const o of seeded) this.#put(c, db, o, shelf);
       }
     }
   }
@@ -179,15 +219,35 @@ export class ObjectStore {
     shelf.memo = undefined;
     const id = c.idProperty === undefined ? String(shelf.objects.size) : String(o[c.idProperty]);
     shelf.objects.set(id, o);
+    this.#countId(c, shelf, id);
+    countSequences(c.sequences, o, shelf.sequences);
+  }
+
+  /** A large seed file's objects, kept unread: each is parsed when first read (#read). */
+  #putUnread(c: Collection, shelf: Shelf, seeded: UnreadObjects): void {
+    shelf.memo = undefined;
+    for (let i = 0; i < seeded.count; i++) {
+      const id = c.idProperty === undefined ? String(shelf.objects.size) : seeded.ids[i]!;
+      shelf.objects.set(id, new Unread(seeded, i));
+      this.#countId(c, shelf, id);
+    }
+    for (const [k, v] of Object.entries(seeded.sequences)) {
+      if (v > (shelf.sequences.get(k) ?? 1)) shelf.sequences.set(k, v);
+    }
+  }
+
+  #countId(c: Collection, shelf: Shelf, id: string): void {
     // Only ids that look like automatic ones move the counter: "1e21" or "0012" are not numbers here.
     const n = AUTOMATIC_ID.test(id) ? Number(id) : 0;
     if (n >= shelf.nextId && n < this.#maxAutomaticId(c)) shelf.nextId = n + 1;
-    for (const k of c.sequences) {
-      const v = o[k];
-      if (typeof v === "number" && Number.isSafeInteger(v) && v >= (shelf.sequences.get(k) ?? 1)) {
-        shelf.sequences.set(k, v + 1);
-      }
-    }
+  }
+
+  /** An object as stored, parsed first when it was kept unread (and kept parsed from then on). */
+  #read(shelf: Shelf, id: string, o: StoredObject | Unread): StoredObject {
+    if (!(o instanceof Unread)) return o;
+    const read = o.from.read(o.i);
+    shelf.objects.set(id, read);
+    return read;
   }
 
   #maxAutomaticId(c: Collection): number {
@@ -203,11 +263,17 @@ export class ObjectStore {
 
   /** Objects of a collection in a database, in the order they were created (A-LIST-SHAPE). */
   list(collection: string, db: string): StoredObject[] {
-    return [...(this.#shelf(collection, db)?.objects.values() ?? [])];
+    const shelf = this.#shelf(collection, db);
+    if (!shelf) return [];
+    const out: StoredObject[] = [];
+    for (const [id, o] of shelf.objects) out.push(this.#read(shelf, id, o));
+    return out;
   }
 
   get(collection: string, db: string, id: string): StoredObject | undefined {
-    return this.#shelf(collection, db)?.objects.get(id);
+    const shelf = this.#shelf(collection, db);
+    const o = shelf?.objects.get(id);
+    return o === undefined ? undefined : this.#read(shelf!, id, o);
   }
 
   /**
@@ -230,7 +296,7 @@ export class ObjectStore {
     let id = given === undefined || given === null ? "" : String(given);
     if (id === "" || (c.idIsNumber && given === 0)) {
       id = this.#freeId(c, db);
-    } else if (this.get(collection, db, id)) {
+    } else if (this.#shelf(collection, db)?.objects.has(id)) {
       return { ok: false, field: idProperty, reason: `${id} is already in use` };
     }
     const shelf = this.#shelfFor(c, db);
@@ -269,7 +335,7 @@ export class ObjectStore {
   }
 
   delete(collection: string, db: string, id: string): boolean {
-    if (!this.get(collection, db, id)) return false;
+    if (!this.#shelf(collection, db)?.objects.has(id)) return false;
     this.journal?.append({ op: "delete", resource: collection, db, id });
     this.#shelf(collection, db)!.objects.delete(id);
     this.#changed(collection, db);
