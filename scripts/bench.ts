@@ -232,6 +232,8 @@ async function main(): Promise<void> {
     parseOnlyMs: number;
     /** The mock's first start with the seed: it checks every customer and keeps the file's index (decision 0042). */
     firstMs: number;
+    /** The first whole list, asked alone before the load: it parses what is unread and encodes the list. */
+    firstListMs: number;
     rss?: number;
     memory?: Record<string, number>;
   }> = [];
@@ -247,6 +249,12 @@ async function main(): Promise<void> {
     const big = await start(`bawa mock (${n})`, args, "/__mock/clock");
     const t = await backgroundTokens(big.url);
     const list = `${big.url}/v1/api/DEMO/CustomerInfoList`;
+    // The first whole list alone, timed: it parses every customer of a large seed file not read yet
+    // (decision 0042) and encodes the list, kept until a write; the load after it measures the list
+    // as it is answered from then on. Before 2026-12-01 the load began with it.
+    const asked = performance.now();
+    await (await fetch(list, { headers: auth(t.access) })).arrayBuffer();
+    const firstListMs = performance.now() - asked;
     const result = await load(list, { headers: auth(t.access), connections: 10 });
     // A page near the end: its cost must follow the page, not the database.
     const page = await load(`${list}?$top=50&$skip=${Math.max(0, n - 100)}`, {
@@ -271,6 +279,7 @@ async function main(): Promise<void> {
       ms,
       parseOnlyMs,
       firstMs: big.startMs,
+      firstListMs,
       memory,
       ...(rss !== undefined ? { rss } : {}),
     });
@@ -390,13 +399,13 @@ async function main(): Promise<void> {
     "",
     ...proxyTable,
     "",
-    `The mock with 100, 10,000 and 100,000 customers, --quiet, 10 connections, ${SECONDS} s per run:`,
+    `The mock with 100, 10,000 and 100,000 customers, --quiet, 10 connections, ${SECONDS} s per run, after the first whole list asked alone (below):`,
     "",
     "| list | bawa mock |",
     "|---|---|",
     ...listRows,
     "",
-    `Start-up (median of 3) ${lists.map((l) => `${(l.ms / 1000).toFixed(2)} s`).join(", ")}; the first start with each seed (a cache folder of its own: every customer checked, a file of 8 MB or more indexed) ${lists.map((l) => `${(l.firstMs / 1000).toFixed(2)} s`).join(", ")}; a process that only parses the seed's customers with the mock's reader, keeps them and listens (median of 3): ${lists.map((l) => `${(l.parseOnlyMs / 1000).toFixed(2)} s`).join(", ")}; memory (RSS) ${lists.map((l) => (l.rss ? `${l.rss.toFixed(0)} MB` : "n/a")).join(", ")}.`,
+    `Start-up (median of 3) ${lists.map((l) => `${(l.ms / 1000).toFixed(2)} s`).join(", ")}; the first start with each seed (a cache folder of its own: every customer checked, a file of 8 MB or more indexed) ${lists.map((l) => `${(l.firstMs / 1000).toFixed(2)} s`).join(", ")}; the first whole list, asked alone before the load (it parses the customers not read yet and encodes the list) ${lists.map((l) => `${(l.firstListMs / 1000).toFixed(2)} s`).join(", ")}; a process that only parses the seed's customers with the mock's reader, keeps them and listens (median of 3): ${lists.map((l) => `${(l.parseOnlyMs / 1000).toFixed(2)} s`).join(", ")}; memory (RSS) ${lists.map((l) => (l.rss ? `${l.rss.toFixed(0)} MB` : "n/a")).join(", ")}.`,
     `Where the memory goes at 100,000 after the list load: RSS ${mb(hundredK.memory?.rssBytes)} = V8 heap ${mb(hundredK.memory?.heapTotalBytes)} (${mb(hundredK.memory?.heapUsedBytes)} in use, garbage not yet collected included: the customers and the cached list's text) + buffers outside the heap ${mb(hundredK.memory?.externalBytes)} (the cached list's bytes) + code and Node.js itself.`,
     "",
     `Endurance: ${endurance.minutes} min of mixed load (refresh grant, create, read, replace, delete, list) at ${ENDURANCE_RATE} operations/s (a create-read-replace-delete cycle is one), ${endurance.requests.toLocaleString("en")} operations, ${endurance.failures} not 2xx:`,

@@ -8,7 +8,7 @@ import { FAULTS, SWITCHES, switchesNamed, TOLERATED } from "../mock/faults/index
 import { buildMock } from "../mock/index.ts";
 import { COMPACT_AT_BYTES } from "../mock/node/data-dir.ts";
 import { type Listening, listen } from "../mock/node/listen.ts";
-import { keepHeapSettled } from "../mock/node/memory.ts";
+import { keepHeapSettled, settleHeap } from "../mock/node/memory.ts";
 import { DEFAULT_SEED_DIR } from "../mock/seed.ts";
 import {
   CONTROL_OPTIONS,
@@ -136,7 +136,12 @@ options (flag, else environment variable, else default):
         rules,
         contract,
         // The project's own seed may hold resources another contract lacks: those are left out, saying so.
-        seedOptions: { strict: givenSeed !== "", warn: (m) => console.error(`bawa mock: ${m}`) },
+        seedOptions: {
+          strict: givenSeed !== "",
+          warn: (m) => console.error(`bawa mock: ${m}`),
+          // A large seed file's bytes, let go once every object was read, collected after the answer.
+          allRead: () => setImmediate(settleHeap),
+        },
         ...(dataDir ? { dataDir: resolve(dataDir), dataDirOptions: { compactAtBytes } } : {}),
       }),
     );

@@ -16,7 +16,6 @@ import {
   type StoredObject,
   type UnreadObjects,
 } from "./core/store.ts";
-import { settleHeap } from "./node/memory.ts";
 import {
   decodeIndex,
   indexElements,
@@ -51,6 +50,12 @@ export interface SeedOptions {
    */
   strict?: boolean;
   warn?: (message: string) => void;
+  /**
+   * Called once every object of a large file has been read and its bytes let go (seed-index.ts):
+   * the mock settles its heap then (decision 0014), as the bytes are collected only by a full
+   * collection. A test reading a large file leaves its own process's heap as it is.
+   */
+  allRead?: () => void;
 }
 
 export function loadSeed(
@@ -222,9 +227,15 @@ function nextPiece(
   return { searchFrom: Math.max(from, data.length - boundary.length + 1) };
 }
 
-function readObjects(contract: CompiledContract, c: Collection, path: string, where: string): SeedObjects {
+function readObjects(
+  contract: CompiledContract,
+  c: Collection,
+  path: string,
+  where: string,
+  allRead?: () => void,
+): SeedObjects {
   if (statSync(path).size >= LAZY_FROM_BYTES) {
-    const unread = readLarge(contract, c, path, where);
+    const unread = readLarge(contract, c, path, where, allRead);
     if (unread) return unread;
   }
   let check = objectCheck(contract, c, where);
@@ -264,7 +275,13 @@ function readObjects(contract: CompiledContract, c: Collection, path: string, wh
  * finds that index checks nothing again, the file's bytes being what was checked. Undefined when
  * the file is not laid out as a program writes it: it is then read as a small one is.
  */
-function readLarge(contract: CompiledContract, c: Collection, path: string, where: string): UnreadObjects | undefined {
+function readLarge(
+  contract: CompiledContract,
+  c: Collection,
+  path: string,
+  where: string,
+  allRead?: () => void,
+): UnreadObjects | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -274,7 +291,7 @@ function readLarge(contract: CompiledContract, c: Collection, path: string, wher
   const key = indexKey(contract, c, bytes);
   const kept = readIndex(key);
   const found = kept && decodeIndex(kept, bytes, c);
-  if (found) return unreadObjects(bytes, found, letGo);
+  if (found) return unreadObjects(bytes, found, allRead);
   const check = objectCheck(contract, c, where);
   const ids: string[] = [];
   const sequences = new Map<string, number>();
@@ -287,11 +304,8 @@ function readLarge(contract: CompiledContract, c: Collection, path: string, wher
   if (!elements) return undefined;
   const index = { ...elements, ids, sequences: Object.fromEntries(sequences) };
   keepIndex(key, index);
-  return unreadObjects(bytes, index, letGo);
+  return unreadObjects(bytes, index, allRead);
 }
-
-/** Every object of a large file read: its bytes are collected once the answer that read them is sent. */
-const letGo = () => setImmediate(settleHeap);
 
 /**
  * Checks a file's objects a batch at a time, in order: each must fit the contract's schema and
@@ -374,9 +388,9 @@ function loadObjects(contract: CompiledContract, dir: string, options: SeedOptio
       const where = relative(process.cwd(), filePath) || filePath;
       // Checked once now; a reset reads the file again: the objects may have changed since, and a
       // large file's bytes are kept only while some of its objects are still unread.
-      let first: SeedObjects | undefined = readObjects(contract, c, filePath, where);
+      let first: SeedObjects | undefined = readObjects(contract, c, filePath, where, options.allRead);
       perDatabase[folder ? basename(file, ".json") : SERVICE_WIDE] = () => {
-        const objects = first ?? readObjects(contract, c, filePath, where);
+        const objects = first ?? readObjects(contract, c, filePath, where, options.allRead);
         first = undefined;
         return objects;
       };
