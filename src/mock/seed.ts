@@ -87,13 +87,15 @@ export function loadSeed(
   };
 }
 
-function readText(file: string): string {
+function readBytes(file: string): Buffer {
   try {
-    return readFileSync(file, "utf8");
+    return readFileSync(file);
   } catch (err) {
     throw new SeedError(`cannot read seed file ${file}: ${(err as Error).message}`);
   }
 }
+
+const readText = (file: string): string => readBytes(file).toString("utf8");
 
 const BATCH_BYTES = 8 * 1024 * 1024;
 // Parsed a piece at a time: a piece's text is a string of the JavaScript heap, which dies young. A
@@ -282,12 +284,7 @@ function readLarge(
   where: string,
   allRead?: () => void,
 ): UnreadObjects | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw new SeedError(`cannot read seed file ${path}: ${(err as Error).message}`);
-  }
+  const bytes = readBytes(path);
   const key = indexKey(contract, c, bytes);
   const kept = readIndex(key);
   const found = kept && decodeIndex(kept, bytes, c);
