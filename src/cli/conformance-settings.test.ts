@@ -12,7 +12,7 @@ import {
   readSettings,
   VARIABLES,
 } from "../../conformance/lib/config.ts";
-import { runSettings } from "./conformance.ts";
+import { runSettings, suiteColour } from "./conformance.ts";
 import { runBawa } from "./conformance-testing.ts";
 import { UsageError } from "./options.ts";
 
@@ -149,4 +149,14 @@ describe("bawa conformance settings", () => {
       expect(run.out).not.toContain("BAWA_CONTRACT");
     }
   }, 30_000);
+  it("Playwright colours its output for a terminal only, unless FORCE_COLOR or NO_COLOR says", () => {
+    expect(suiteColour({}, true)).toEqual({ FORCE_COLOR: "1" });
+    // A file, a pipe or a CI's log, in a CI or not: no escape codes in the reports either.
+    expect(suiteColour({}, false)).toEqual({ FORCE_COLOR: "0" });
+    expect(suiteColour({ CI: "1" }, false)).toEqual({ FORCE_COLOR: "0" });
+    expect(suiteColour({ NO_COLOR: "1" }, true)).toEqual({ FORCE_COLOR: "0" });
+    // The person's own choice is passed on as it is.
+    expect(suiteColour({ FORCE_COLOR: "1" }, false)).toEqual({});
+    expect(suiteColour({ FORCE_COLOR: "0" }, true)).toEqual({});
+  });
 });

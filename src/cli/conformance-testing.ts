@@ -19,8 +19,11 @@ export interface Harness {
   readonly settings: Record<string, string>;
   /** The working directory of the runs (their reports). */
   readonly dir: string;
-  /** `bawa conformance <args>` with `env` (default: the settings); its exit code and output. */
-  bawa(args: string[], env?: Record<string, string>): Promise<BawaRun>;
+  /**
+   * `bawa conformance <args>` with `env` (default: the settings; a variable set to undefined is
+   * left out); its exit code and output.
+   */
+  bawa(args: string[], env?: Record<string, string | undefined>): Promise<BawaRun>;
   /** What each of those runs printed, in order (a search for secrets reads it). */
   readonly printed: ReadonlyArray<{ where: string; text: string }>;
 }
@@ -82,16 +85,17 @@ export interface BawaRun {
 
 /**
  * `bawa conformance <args>` (the compiled command line) in `cwd`, with `env` over this process's
- * environment; `started` is called with the process once it runs (to signal it).
+ * environment and CI=1 (a variable `env` sets to undefined is left out); `started` is called with
+ * the process once it runs (to signal it).
  */
 export function runBawa(
   args: string[],
-  opts: { cwd: string; env: Record<string, string>; started?: (child: ChildProcess) => void },
+  opts: { cwd: string; env: Record<string, string | undefined>; started?: (child: ChildProcess) => void },
 ): Promise<BawaRun> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [resolve(PROJECT_ROOT, "bin/bawa.js"), "conformance", ...args], {
       cwd: opts.cwd,
-      env: { ...process.env, ...opts.env, CI: "1" },
+      env: { ...process.env, CI: "1", ...opts.env },
     });
     let out = "";
     child.stdout.on("data", (d) => (out += d));

@@ -113,11 +113,22 @@ describe("the verdict of bawa conformance", () => {
     await turn(true);
     let run: { code: number; out: string };
     try {
-      run = await h.bawa(["--grep", "OAUTH-NO-STORE|CUST-FIELDS|TOKEN-RESPONSE", "--output", "failed-run"]);
+      // Outside a CI (CI unset), as a team's own machine runs it, its output going to a pipe.
+      run = await h.bawa(["--grep", "OAUTH-NO-STORE|CUST-FIELDS|TOKEN-RESPONSE", "--output", "failed-run"], {
+        ...h.settings,
+        CI: undefined,
+      });
     } finally {
       await turn(false);
     }
     expect(run.code, run.out).toBe(1);
+    // No terminal to colour for: the failures' code frames reach the reports without escape codes
+    // (Playwright's runner colours them outside a CI otherwise, highlighting each check's file).
+    const snippets = [
+      ...readFileSync(join(h.dir, "failed-run/results.json"), "utf8").matchAll(/"snippet": ("(?:[^"\\]|\\.)*")/g),
+    ].map((m) => JSON.parse(m[1]!) as string);
+    expect(snippets.length).toBeGreaterThan(0);
+    for (const snippet of snippets) expect(snippet).not.toContain("\u001b[");
     const browser = await testBrowser();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -562,6 +562,18 @@ export interface SuiteProcess {
  */
 const compiledSuite = SOURCE_EXTENSION === ".js" ? { PW_DISABLE_TS_ESM: "1" } : {};
 
+/**
+ * Whether Playwright colours what it writes: when our output is a terminal (piped output is none
+ * to it), else not; FORCE_COLOR or NO_COLOR, when set, decide. Left to itself, Playwright colours
+ * any output outside a CI (CI unset): the code frames of every failure then carry escape codes
+ * into results.json and the HTML report, and the runner highlights the whole source file of
+ * each one's check to make them, about 40 % of the fault matrix's runner CPU.
+ */
+export function suiteColour(env: Record<string, string | undefined>, terminal: boolean): { FORCE_COLOR?: string } {
+  if (env.FORCE_COLOR !== undefined) return {};
+  return { FORCE_COLOR: terminal && !env.NO_COLOR ? "1" : "0" };
+}
+
 /** Starts Playwright on the suite with the given settings. */
 export function spawnSuite(
   env: Record<string, string | undefined>,
@@ -569,8 +581,7 @@ export function spawnSuite(
   { output, ownGroup = false }: SuiteProcess,
 ): ChildProcess {
   const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
-  // Piped output is not a terminal: colours are asked for when ours is one.
-  const colour = output === "pipe" && process.stdout.isTTY && env.FORCE_COLOR === undefined ? { FORCE_COLOR: "1" } : {};
+  const colour = suiteColour(env, process.stdout.isTTY === true);
   const child = spawn(process.execPath, [cli, "test", "-c", codePath("conformance/playwright.config.ts"), ...args], {
     stdio: ["ignore", output, output],
     env: {
