@@ -1,13 +1,47 @@
+import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { runInThisContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { formatStepStacksPlainly, plainStack } from "./stacks.ts";
 
 type Prepare = typeof Error.prepareStackTrace;
 
+const require = createRequire(import.meta.url);
 // The source-map-support Playwright's workers install (a module of playwright-core without types).
-const { sourceMapSupport } = createRequire(import.meta.url)("playwright-core/lib/utilsBundle") as {
+const { sourceMapSupport } = require("playwright-core/lib/utilsBundle") as {
   sourceMapSupport: { wrapCallSite(frame: NodeJS.CallSite): { toString(): string } };
 };
+// How Playwright reads a step's stack: the frames it keeps, each a file, line and column.
+const pw = require("playwright-core/lib/coreBundle").utils as {
+  filteredStackTrace(lines: string[]): Array<{ file: string; line: number; column: number; function?: string }>;
+  setBoxedStackPrefixes(prefixes: string[]): void;
+};
+/** Playwright's reading of a step's stack in a worker, where its test runner has set what it drops. */
+function filteredStackTrace(lines: string[]) {
+  pw.setBoxedStackPrefixes([dirname(require.resolve("playwright/package.json"))]);
+  try {
+    return pw.filteredStackTrace(lines);
+  } finally {
+    pw.setBoxedStackPrefixes([]);
+  }
+}
+
+/**
+ * Functions compiled as if they were Playwright's: `captureRawStack` of playwright-core, called by
+ * `reader` (`_addStep` of playwright's worker, say), which `calls` from playwright's files.
+ */
+function asPlaywright(reader: string) {
+  const root = (p: string) => dirname(require.resolve(`${p}/package.json`));
+  const capture = runInThisContext(
+    `(function ${reader}() { return (function captureRawStack() { return new Error(); })(); })`,
+    { filename: join(root("playwright-core"), "lib", "stackTrace.js") },
+  ) as () => Error;
+  const calls = runInThisContext("(function runTest(fn) { return fn(); })", {
+    filename: join(root("playwright"), "lib", "worker", "workerMain.js"),
+  }) as <T>(fn: () => T) => T;
+  return { capture, calls };
+}
 
 /** Runs `fn` with `prepare` as the stack formatter, and puts the one before back. */
 function withPrepare<T>(prepare: Prepare, fn: () => T): T {
@@ -73,6 +107,51 @@ describe("a step's stack", () => {
     expect((await check.awaiting()).frames.some((f) => f.isAsync())).toBe(true);
     expect(check.made.frames.some((f) => f.isConstructor())).toBe(true);
     expect(all!.frames.some((f) => f.isPromiseAll())).toBe(true);
+  });
+
+  it("read by a step or an expect is written with the frames Playwright keeps of it, and only those", () => {
+    for (const reader of ["_addStep", "callMatcherAsStep"]) {
+      const { capture, calls } = asPlaywright(reader);
+      // A check's helper under the check, under Playwright's runner and Node.js's EventEmitter.
+      const helper = () => capture();
+      const events = new EventEmitter();
+      let error: Error | undefined;
+      events.on("run", () => {
+        error = calls(helper);
+      });
+      calls(() => events.emit("run"));
+      const frames = framesOf(error!);
+      const whole = plainStack(error!, frames);
+      const written = withPrepare(
+        () => "unused",
+        () => {
+          formatStepStacksPlainly(true);
+          return Error.prepareStackTrace!(error!, frames) as string;
+        },
+      );
+      const kept = filteredStackTrace(whole.split("\n"));
+      expect(kept.length, whole).toBeGreaterThan(1);
+      expect(filteredStackTrace(written.split("\n"))).toEqual(kept);
+      // Playwright's frames and Node.js's are not written at all.
+      expect(written.split("\n").length, written).toBe(kept.length + 1);
+      expect(whole).toMatch(/node:events|stackTrace\.js|workerMain\.js/);
+      expect(written).not.toMatch(/node:events|stackTrace\.js|workerMain\.js/);
+    }
+  });
+
+  it("read for an API call's name (its client's library stack) is written whole", () => {
+    const { capture, calls } = asPlaywright("captureLibraryStackTrace");
+    const error = calls(() => capture());
+    const frames = framesOf(error);
+    const written = withPrepare(
+      () => "unused",
+      () => {
+        formatStepStacksPlainly(true);
+        return Error.prepareStackTrace!(error, frames) as string;
+      },
+    );
+    expect(written).toBe(plainStack(error, frames));
+    expect(written).toMatch(/stackTrace\.js/);
   });
 
   it("is formatted plainly only when Playwright captures it, in the compiled suite", () => {

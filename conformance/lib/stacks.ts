@@ -8,6 +8,8 @@
 // source-map-support writes frames without one, read from the frames
 // themselves; every other stack (an error a person reads) still goes through
 // source-map-support.
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
 
 /** The function of Playwright's that captures the stack of a step (playwright-core, stackTrace.ts). */
 const STEP_STACK = "captureRawStack";
@@ -19,6 +21,30 @@ const STEP_STACK = "captureRawStack";
  */
 const SCOPE_STACK = "_race";
 const SCOPE_CALLERS = new Set(["race", "safeRace"]);
+
+/**
+ * The functions of Playwright's that read a step's stack only through `filteredStackTrace`: a
+ * step's (TestInfoImpl._addStep, a fixture's, a hook's, test.step's) and an expect's. Its client's
+ * `captureLibraryStackTrace` reads its own frames in the stack too (the API call's name).
+ */
+const STEP_STACK_READERS = new Set(["_addStep", "callMatcherAsStep"]);
+/**
+ * Where Playwright's own code is: every frame of it, and of Node.js itself, `filteredStackTrace`
+ * drops (playwright-core's stackTrace.ts: frames of no file, node: and internal ones, and those
+ * under the roots of playwright-core and playwright, compared as these prefixes; PWDEBUGIMPL keeps
+ * them all).
+ */
+const require = createRequire(import.meta.url);
+const PLAYWRIGHT_ROOTS = ["playwright-core", "playwright"].map((p) => dirname(require.resolve(`${p}/package.json`)));
+
+/** Whether Playwright keeps a frame of a step's stack (the check's own code and the suite's). */
+const keptByPlaywright = (frame: NodeJS.CallSite): boolean => {
+  const file = frame.getScriptNameOrSourceURL() || frame.getFileName();
+  // V8's own frames (`Promise.all (index 0)`) have no file; an eval's may name one in its origin.
+  if (!file) return frame.isEval();
+  if (file.startsWith("node:") || file.startsWith("internal")) return false;
+  return !PLAYWRIGHT_ROOTS.some((root) => file.startsWith(root));
+};
 
 /** Whether a stack is one of those Playwright captures for itself (a step's, or a wait's). */
 const capturedByPlaywright = (frames: readonly NodeJS.CallSite[]): boolean => {
@@ -81,8 +107,15 @@ function frameText(frame: NodeJS.CallSite): string {
 export function formatStepStacksPlainly(compiled: boolean): void {
   const before = Error.prepareStackTrace as Prepare | undefined;
   if (!compiled || !before || (before as { plain?: true }).plain) return;
-  const prepare: Prepare = (error, frames) =>
-    capturedByPlaywright(frames) ? plainStack(error, frames) : before(error, frames);
+  // A step's stack is written with only the frames Playwright keeps of it (the others, most of its
+  // fifty, are its own and Node.js's, parsed only to be dropped): the same frames reach the step.
+  const trim = process.env.PWDEBUGIMPL === undefined;
+  const prepare: Prepare = (error, frames) => {
+    if (!capturedByPlaywright(frames)) return before(error, frames);
+    const filtered =
+      frames[0]?.getFunctionName() === STEP_STACK && STEP_STACK_READERS.has(frames[1]?.getFunctionName() ?? "");
+    return plainStack(error, trim && filtered ? frames.filter(keptByPlaywright) : frames);
+  };
   Object.assign(prepare, { plain: true });
   Error.prepareStackTrace = prepare as typeof Error.prepareStackTrace;
 }
