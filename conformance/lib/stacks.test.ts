@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { runInThisContext } from "node:vm";
+import { compileFunction, runInThisContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { formatStepStacksPlainly, plainStack } from "./stacks.ts";
 
@@ -109,33 +109,55 @@ describe("a step's stack", () => {
     expect(all!.frames.some((f) => f.isPromiseAll())).toBe(true);
   });
 
+  /** A step's stack captured under `reader`, through frames of every kind, written whole and as installed. */
+  function stepStack(reader: string) {
+    const { capture, calls } = asPlaywright(reader);
+    // A check's helper, called from an eval's code and from a script compiled without a name,
+    // under Playwright's runner and Node.js's EventEmitter.
+    const helper = () => capture();
+    const viaEval = new Function("f", "return f();") as <T>(f: () => T) => T;
+    const nameless = compileFunction("return f();", ["f"]) as <T>(f: () => T) => T;
+    const events = new EventEmitter();
+    let error: Error | undefined;
+    events.on("run", () => {
+      error = calls(() => nameless(() => viaEval(helper)));
+    });
+    calls(() => events.emit("run"));
+    const frames = framesOf(error!);
+    const written = withPrepare(
+      () => "unused",
+      () => {
+        formatStepStacksPlainly(true);
+        return Error.prepareStackTrace!(error!, frames) as string;
+      },
+    );
+    return { whole: plainStack(error!, frames), written };
+  }
+
   it("read by a step or an expect is written with the frames Playwright keeps of it, and only those", () => {
     for (const reader of ["_addStep", "callMatcherAsStep"]) {
-      const { capture, calls } = asPlaywright(reader);
-      // A check's helper under the check, under Playwright's runner and Node.js's EventEmitter.
-      const helper = () => capture();
-      const events = new EventEmitter();
-      let error: Error | undefined;
-      events.on("run", () => {
-        error = calls(helper);
-      });
-      calls(() => events.emit("run"));
-      const frames = framesOf(error!);
-      const whole = plainStack(error!, frames);
-      const written = withPrepare(
-        () => "unused",
-        () => {
-          formatStepStacksPlainly(true);
-          return Error.prepareStackTrace!(error!, frames) as string;
-        },
-      );
+      const { whole, written } = stepStack(reader);
       const kept = filteredStackTrace(whole.split("\n"));
-      expect(kept.length, whole).toBeGreaterThan(1);
       expect(filteredStackTrace(written.split("\n"))).toEqual(kept);
+      // The eval's frame and the nameless script's (`<anonymous>:1:8`) are kept, as Playwright keeps them.
+      expect(kept.map((f) => f.file)).toContain("<anonymous>");
+      expect(written).toMatch(/at eval \(eval at /);
+      expect(written).toMatch(/at <anonymous>:1:\d+$/m);
       // Playwright's frames and Node.js's are not written at all.
-      expect(written.split("\n").length, written).toBe(kept.length + 1);
-      expect(whole).toMatch(/node:events|stackTrace\.js|workerMain\.js/);
+      expect(whole).toMatch(/node:events/);
+      expect(whole).toMatch(/stackTrace\.js/);
+      expect(whole).toMatch(/workerMain\.js/);
       expect(written).not.toMatch(/node:events|stackTrace\.js|workerMain\.js/);
+    }
+  });
+
+  it("is written whole where PWDEBUGIMPL asks Playwright to keep its own frames", () => {
+    process.env.PWDEBUGIMPL = "1";
+    try {
+      const { whole, written } = stepStack("_addStep");
+      expect(written).toBe(whole);
+    } finally {
+      delete process.env.PWDEBUGIMPL;
     }
   });
 

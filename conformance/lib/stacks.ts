@@ -34,16 +34,29 @@ const STEP_STACK_READERS = new Set(["_addStep", "callMatcherAsStep"]);
  * under the roots of playwright-core and playwright, compared as these prefixes; PWDEBUGIMPL keeps
  * them all).
  */
-const require = createRequire(import.meta.url);
-const PLAYWRIGHT_ROOTS = ["playwright-core", "playwright"].map((p) => dirname(require.resolve(`${p}/package.json`)));
+const PLAYWRIGHT_ROOTS = ((): string[] | undefined => {
+  try {
+    // Each through the package that depends on it (the project names only @playwright/test): a
+    // layout that does not hoist them finds them too.
+    const test = createRequire(import.meta.url).resolve("@playwright/test/package.json");
+    const playwright = createRequire(test).resolve("playwright/package.json");
+    const core = createRequire(playwright).resolve("playwright-core/package.json");
+    return [dirname(core), dirname(playwright)];
+  } catch {
+    // Not found where Playwright itself is: stacks are written whole, as before.
+    return undefined;
+  }
+})();
 
 /** Whether Playwright keeps a frame of a step's stack (the check's own code and the suite's). */
 const keptByPlaywright = (frame: NodeJS.CallSite): boolean => {
   const file = frame.getScriptNameOrSourceURL() || frame.getFileName();
-  // V8's own frames (`Promise.all (index 0)`) have no file; an eval's may name one in its origin.
-  if (!file) return frame.isEval();
+  // V8's own frames (`Promise.all (index 0)`) have no file and no line, which Playwright drops; an
+  // eval's (`eval at ...`) and a script's compiled without a name (`<anonymous>:1:8`) have a line,
+  // and Playwright keeps them.
+  if (!file) return frame.getLineNumber() != null;
   if (file.startsWith("node:") || file.startsWith("internal")) return false;
-  return !PLAYWRIGHT_ROOTS.some((root) => file.startsWith(root));
+  return !PLAYWRIGHT_ROOTS?.some((root) => file.startsWith(root));
 };
 
 /** Whether a stack is one of those Playwright captures for itself (a step's, or a wait's). */
@@ -109,7 +122,7 @@ export function formatStepStacksPlainly(compiled: boolean): void {
   if (!compiled || !before || (before as { plain?: true }).plain) return;
   // A step's stack is written with only the frames Playwright keeps of it (the others, most of its
   // fifty, are its own and Node.js's, parsed only to be dropped): the same frames reach the step.
-  const trim = process.env.PWDEBUGIMPL === undefined;
+  const trim = process.env.PWDEBUGIMPL === undefined && PLAYWRIGHT_ROOTS !== undefined;
   const prepare: Prepare = (error, frames) => {
     if (!capturedByPlaywright(frames)) return before(error, frames);
     const filtered =

@@ -150,13 +150,19 @@ describe("bawa conformance settings", () => {
     }
   }, 30_000);
   it("Playwright colours its output for a terminal only, unless FORCE_COLOR or NO_COLOR says", () => {
-    expect(suiteColour({}, true)).toEqual({ FORCE_COLOR: "1" });
-    // A file, a pipe or a CI's log, in a CI or not: no escape codes in the reports either.
-    expect(suiteColour({}, false)).toEqual({ FORCE_COLOR: "0" });
-    expect(suiteColour({ CI: "1" }, false)).toEqual({ FORCE_COLOR: "0" });
-    expect(suiteColour({ NO_COLOR: "1" }, true)).toEqual({ FORCE_COLOR: "0" });
-    // The person's own choice is passed on as it is.
-    expect(suiteColour({ FORCE_COLOR: "1" }, false)).toEqual({});
-    expect(suiteColour({ FORCE_COLOR: "0" }, true)).toEqual({});
+    const terminal = { terminal: true, piped: false };
+    const file = { terminal: false, piped: false };
+    // Our terminal behind a pipe: asked for. Its own: Playwright sees it, and decides as it does.
+    expect(suiteColour({}, { terminal: true, piped: true })).toEqual({ FORCE_COLOR: "1" });
+    expect(suiteColour({}, terminal)).toEqual({});
+    // A file, a pipe or a CI's log, in a CI or not: none, and no escape codes in the reports either.
+    expect(suiteColour({}, file)).toEqual({ FORCE_COLOR: "0" });
+    expect(suiteColour({}, { terminal: false, piped: true })).toEqual({ FORCE_COLOR: "0" });
+    expect(suiteColour({ CI: "1" }, file)).toEqual({ FORCE_COLOR: "0" });
+    expect(suiteColour({ NO_COLOR: "1" }, { terminal: true, piped: true })).toEqual({ FORCE_COLOR: "0" });
+    expect(suiteColour({ NO_COLOR: "" }, { terminal: true, piped: true })).toEqual({ FORCE_COLOR: "1" });
+    // The person's own FORCE_COLOR is passed on as it is, NO_COLOR or not.
+    expect(suiteColour({ FORCE_COLOR: "1", NO_COLOR: "1" }, file)).toEqual({});
+    expect(suiteColour({ FORCE_COLOR: "0" }, terminal)).toEqual({});
   });
 });

@@ -113,10 +113,12 @@ describe("the verdict of bawa conformance", () => {
     await turn(true);
     let run: { code: number; out: string };
     try {
-      // Outside a CI (CI unset), as a team's own machine runs it, its output going to a pipe.
+      // Outside a CI (CI unset), as a team's own machine runs it in its colour terminal, its
+      // output going to a pipe.
       run = await h.bawa(["--grep", "OAUTH-NO-STORE|CUST-FIELDS|TOKEN-RESPONSE", "--output", "failed-run"], {
         ...h.settings,
         CI: undefined,
+        TERM: "xterm-256color",
       });
     } finally {
       await turn(false);

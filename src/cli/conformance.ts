@@ -533,7 +533,16 @@ async function merge(dirs: string[], env: Record<string, string | undefined>): P
     const child = spawn(
       process.execPath,
       [cli, "merge-reports", "--config", codePath("conformance/merge.config.ts"), blobs],
-      { stdio: "inherit", env: { ...env, ...compiledSuite, CONFORMANCE_REPORTS_DIR: reports }, cwd: PROJECT_ROOT },
+      {
+        stdio: "inherit",
+        env: {
+          ...env,
+          ...suiteColour(env, { terminal: process.stdout.isTTY === true, piped: false }),
+          ...compiledSuite,
+          CONFORMANCE_REPORTS_DIR: reports,
+        },
+        cwd: PROJECT_ROOT,
+      },
     );
     const code = await new Promise<number>((done) => child.on("exit", (c) => done(c ?? 1)));
     const summary = join(reports, "summary.json");
@@ -563,15 +572,21 @@ export interface SuiteProcess {
 const compiledSuite = SOURCE_EXTENSION === ".js" ? { PW_DISABLE_TS_ESM: "1" } : {};
 
 /**
- * Whether Playwright colours what it writes: when our output is a terminal (piped output is none
- * to it), else not; FORCE_COLOR or NO_COLOR, when set, decide. Left to itself, Playwright colours
- * any output outside a CI (CI unset): the code frames of every failure then carry escape codes
- * into results.json and the HTML report, and the runner highlights the whole source file of
- * each one's check to make them, about 40 % of the fault matrix's runner CPU.
+ * Whether Playwright colours what it writes. Its terminal output follows its own stdout, which is
+ * no terminal when we pipe it (then colours are asked for when ours is one); but outside a CI (CI
+ * unset) it colours the failures' code frames whatever its output is: they carry escape codes into
+ * results.json and the HTML report, and the runner highlights the whole source file of each
+ * failed check to make them (9.5 of the fault matrix runner's 22.6 CPU-s). So where our output is
+ * no terminal, none. FORCE_COLOR, when set, decides; then NO_COLOR (which Playwright's code frames
+ * do not read).
  */
-export function suiteColour(env: Record<string, string | undefined>, terminal: boolean): { FORCE_COLOR?: string } {
+export function suiteColour(
+  env: Record<string, string | undefined>,
+  { terminal, piped }: { terminal: boolean; piped: boolean },
+): { FORCE_COLOR?: string } {
   if (env.FORCE_COLOR !== undefined) return {};
-  return { FORCE_COLOR: terminal && !env.NO_COLOR ? "1" : "0" };
+  if (!terminal || env.NO_COLOR) return { FORCE_COLOR: "0" };
+  return piped ? { FORCE_COLOR: "1" } : {};
 }
 
 /** Starts Playwright on the suite with the given settings. */
@@ -581,7 +596,7 @@ export function spawnSuite(
   { output, ownGroup = false }: SuiteProcess,
 ): ChildProcess {
   const cli = createRequire(import.meta.url).resolve("@playwright/test/cli");
-  const colour = suiteColour(env, process.stdout.isTTY === true);
+  const colour = suiteColour(env, { terminal: process.stdout.isTTY === true, piped: output === "pipe" });
   const child = spawn(process.execPath, [cli, "test", "-c", codePath("conformance/playwright.config.ts"), ...args], {
     stdio: ["ignore", output, output],
     env: {
