@@ -109,6 +109,16 @@ describe("a step's stack", () => {
     expect(all!.frames.some((f) => f.isPromiseAll())).toBe(true);
   });
 
+  /** A stack as the formatter formatStepStacksPlainly installs writes it. */
+  const writtenAsInstalled = (error: Error, frames: NodeJS.CallSite[]) =>
+    withPrepare(
+      () => "unused",
+      () => {
+        formatStepStacksPlainly(true);
+        return Error.prepareStackTrace!(error, frames) as string;
+      },
+    );
+
   /** A step's stack captured under `reader`, through frames of every kind, written whole and as installed. */
   function stepStack(reader: string) {
     const { capture, calls } = asPlaywright(reader);
@@ -124,14 +134,7 @@ describe("a step's stack", () => {
     });
     calls(() => events.emit("run"));
     const frames = framesOf(error!);
-    const written = withPrepare(
-      () => "unused",
-      () => {
-        formatStepStacksPlainly(true);
-        return Error.prepareStackTrace!(error!, frames) as string;
-      },
-    );
-    return { whole: plainStack(error!, frames), written };
+    return { whole: plainStack(error!, frames), written: writtenAsInstalled(error!, frames) };
   }
 
   it("read by a step or an expect is written with the frames Playwright keeps of it, and only those", () => {
@@ -165,13 +168,7 @@ describe("a step's stack", () => {
     const { capture, calls } = asPlaywright("captureLibraryStackTrace");
     const error = calls(() => capture());
     const frames = framesOf(error);
-    const written = withPrepare(
-      () => "unused",
-      () => {
-        formatStepStacksPlainly(true);
-        return Error.prepareStackTrace!(error, frames) as string;
-      },
-    );
+    const written = writtenAsInstalled(error, frames);
     expect(written).toBe(plainStack(error, frames));
     expect(written).toMatch(/stackTrace\.js/);
   });
